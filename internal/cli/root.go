@@ -1,0 +1,188 @@
+// Package cli implements pglab's command line: one file per command, each
+// turning flags into calls of the packages below it. Nothing here measures,
+// stores or formats results itself.
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"sort"
+	"strings"
+	"sync"
+	"syscall"
+
+	"github.com/pglab/pglab/internal/buildinfo"
+	"github.com/spf13/cobra"
+)
+
+// Env is what every command gets: its streams and the context that is
+// cancelled on SIGINT or SIGTERM.
+type Env struct {
+	Ctx    context.Context
+	Stdin  io.Reader
+	Stdout io.Writer
+	Stderr io.Writer
+	// Args is the command line as typed (without the program name); studies
+	// store it in the run manifest after redaction.
+	Args []string
+}
+
+// commandFactory builds one top-level command. Files of this package add
+// theirs with register in an init function, so that adding a command never
+// edits another command's file.
+type commandFactory struct {
+	order int
+	build func(*Env) *cobra.Command
+}
+
+var factories []commandFactory
+
+// register adds a top-level command. order sorts commands in --help (lower
+// first); ties sort by name.
+func register(order int, build func(*Env) *cobra.Command) {
+	factories = append(factories, commandFactory{order: order, build: build})
+}
+
+// Main runs pglab with args and returns the process exit code: 0 on success,
+// 1 for bad input and ordinary failures, the code an ExitError carries
+// otherwise, and 130/143 when interrupted by SIGINT/SIGTERM.
+func Main(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	ctx, stopSignals, caught := withSignals(ctx)
+	defer stopSignals()
+
+	env := &Env{Ctx: ctx, Stdin: stdin, Stdout: stdout, Stderr: stderr, Args: args}
+	root := newRootCmd(env)
+	root.SetArgs(args)
+	err := root.ExecuteContext(ctx)
+	if sig := caught(); sig != nil {
+		if err != nil && !errors.Is(err, context.Canceled) {
+			fmt.Fprintf(stderr, "pglab: %s\n", oneLine(err))
+		}
+		fmt.Fprintf(stderr, "pglab: interrupted by %s\n", sigName(sig))
+		if sig == syscall.SIGTERM {
+			return 143
+		}
+		return 130
+	}
+	if err == nil {
+		return 0
+	}
+	var ee *ExitError
+	if errors.As(err, &ee) {
+		if ee.Err != nil && !ee.Silent {
+			fmt.Fprintf(stderr, "pglab: %s\n", oneLine(ee.Err))
+		}
+		return ee.Code
+	}
+	fmt.Fprintf(stderr, "pglab: %s\n", oneLine(err))
+	return 1
+}
+
+// oneLine keeps an error on one line unless it deliberately carries more
+// (server logs quoted after a blank line are kept).
+func oneLine(err error) string {
+	return strings.TrimRight(err.Error(), "\n")
+}
+
+func sigName(s os.Signal) string {
+	switch s {
+	case syscall.SIGINT:
+		return "SIGINT"
+	case syscall.SIGTERM:
+		return "SIGTERM"
+	}
+	return s.String()
+}
+
+// withSignals returns a context cancelled by the first SIGINT or SIGTERM,
+// and a function telling which signal (if any) arrived.
+func withSignals(parent context.Context) (context.Context, func(), func() os.Signal) {
+	ctx, cancel := context.WithCancel(parent)
+	ch := make(chan os.Signal, 2)
+	signal.Notify(ch, syscall.SIGINT, syscall.SIGTERM)
+	var mu sync.Mutex
+	var got os.Signal
+	done := make(chan struct{})
+	go func() {
+		select {
+		case s := <-ch:
+			mu.Lock()
+			got = s
+			mu.Unlock()
+			cancel()
+		case <-done:
+		}
+	}()
+	stop := func() {
+		signal.Stop(ch)
+		close(done)
+		cancel()
+	}
+	caught := func() os.Signal {
+		mu.Lock()
+		defer mu.Unlock()
+		return got
+	}
+	return ctx, stop, caught
+}
+
+func newRootCmd(env *Env) *cobra.Command {
+	root := &cobra.Command{
+		Use:   "pglab",
+		Short: "A PostgreSQL performance lab: managed servers, a pgbench-compatible engine, studies and reports",
+		Long: `pglab compares PostgreSQL versions and configurations end to end: it starts the
+servers to compare (or uses yours), runs the same workloads on each with the same
+setup, reads the server's own counters, repeats and interleaves runs, and writes a
+report that says which differences are real.`,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+		Version:       buildinfo.String(),
+	}
+	root.SetIn(env.Stdin)
+	root.SetOut(env.Stdout)
+	root.SetErr(env.Stderr)
+	root.SetVersionTemplate("pglab {{.Version}}\n")
+	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
+		return usageError(c, err)
+	})
+	root.CompletionOptions.DisableDefaultCmd = true
+
+	sorted := append([]commandFactory(nil), factories...)
+	cmds := make([]*cobra.Command, 0, len(sorted))
+	for _, f := range sorted {
+		cmds = append(cmds, f.build(env))
+	}
+	orders := map[*cobra.Command]int{}
+	for i, c := range cmds {
+		orders[c] = sorted[i].order
+	}
+	sort.SliceStable(cmds, func(i, j int) bool {
+		if orders[cmds[i]] != orders[cmds[j]] {
+			return orders[cmds[i]] < orders[cmds[j]]
+		}
+		return cmds[i].Name() < cmds[j].Name()
+	})
+	cobra.EnableCommandSorting = false
+	for _, c := range cmds {
+		setFlagErrors(c)
+		root.AddCommand(c)
+	}
+	return root
+}
+
+// setFlagErrors makes every flag-parsing error of c and its children a usage
+// error (one line, exit 1).
+func setFlagErrors(c *cobra.Command) {
+	c.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return usageError(c, err) })
+	for _, sub := range c.Commands() {
+		setFlagErrors(sub)
+	}
+}
+
+func usageError(c *cobra.Command, err error) error {
+	return &ExitError{Code: 1, Err: fmt.Errorf("%w (see '%s --help')", err, c.CommandPath())}
+}
