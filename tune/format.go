@@ -121,7 +121,7 @@ func Text(r Recommendation, f Format, detected []Detection) string {
 			if label == "" {
 				label = d.Input
 			}
-			parts = append(parts, label+" ("+d.Source+")")
+			parts = append(parts, label+" from "+d.Source)
 		}
 		lines = append(lines, comment+" Detected on this machine: "+strings.Join(parts, ", "))
 	}
