@@ -1,0 +1,545 @@
+package compare
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+	"sort"
+
+	"golang.org/x/perf/benchmath"
+)
+
+// DefaultAlpha is the significance level used when Options.Alpha is 0, as
+// benchstat's -alpha default.
+const DefaultAlpha = 0.05
+
+// DefaultConfidence is the confidence level of the intervals when
+// Options.Confidence is 0, as benchstat's -confidence default.
+const DefaultConfidence = 0.95
+
+// Options tunes the statistics. The zero value gives benchstat's defaults.
+type Options struct {
+	// Alpha is the significance level of the Mann-Whitney U test: a change
+	// is reported when p <= Alpha (benchstat prints "~" only when
+	// p > Alpha). 0 means DefaultAlpha; otherwise it must be in (0, 1).
+	Alpha float64
+
+	// Confidence is the requested confidence level of the interval of
+	// the median. 0 means DefaultConfidence; otherwise it must be in
+	// (0, 1).
+	Confidence float64
+}
+
+// Input holds the samples of one metric for one case (one study with one
+// set of parameters) on several targets.
+type Input struct {
+	// Metric describes the samples.
+	Metric Metric
+
+	// Baseline is the name of the target the others are compared with.
+	// It must be a key of Samples. Empty means no comparison: Analyze
+	// then only summarises each target.
+	Baseline string
+
+	// Order is the order of the targets in the result. Targets of
+	// Samples that it does not name follow in name order. If Order is
+	// empty the baseline comes first and the others follow in name order.
+	Order []string
+
+	// Samples maps a target's name to its measurements in repetition
+	// order. A target may have no samples (a failed run); it is then
+	// summarised with a warning and not compared. Values must be finite.
+	Samples map[string][]float64
+}
+
+// Result is the analysis of one Input.
+type Result struct {
+	// Metric is the Input's metric.
+	Metric Metric
+
+	// Baseline is the baseline target's name, or "" if there was none.
+	Baseline string
+
+	// Alpha and Confidence are the levels used (defaults filled in).
+	Alpha, Confidence float64
+
+	// Targets holds one summary per target, in the Input's order.
+	Targets []Summary
+
+	// Changes holds one comparison with the baseline per other target,
+	// in the same order as Targets. It is empty without a baseline.
+	Changes []Change
+}
+
+// Summary describes the samples of one target.
+type Summary struct {
+	// Target is the target's name.
+	Target string
+
+	// Values are the samples in repetition order (a copy of the input).
+	Values []float64
+
+	// N is the number of samples.
+	N int
+
+	// Center is the median of the samples (benchmath's AssumeNothing
+	// summary). For an exact metric it is the most frequent value, which
+	// is simply the value when the repetitions agree. NaN when N is 0.
+	Center float64
+
+	// Lo and Hi bound the confidence interval of Center. They are -Inf
+	// and +Inf when there are too few samples for the requested level
+	// (fewer than 6 at 0.95), and NaN when N is 0. For an exact metric
+	// they are the smallest and the largest sample.
+	Lo, Hi float64
+
+	// Confidence is the actual confidence level of [Lo, Hi], which is at
+	// least the requested one when the interval is bounded (1 for an
+	// exact metric).
+	Confidence float64
+
+	// Min and Max are the smallest and the largest sample (NaN when N is
+	// 0).
+	Min, Max float64
+
+	// Range is the half-width of the interval as benchstat prints it
+	// after "±": the larger of Hi/Center-1 and 1-Lo/Center as a whole
+	// percentage ("3%"), "∞" when the interval is unbounded, "?" when its
+	// bounds and Center differ in sign. Empty when N is 0.
+	Range string
+
+	// Warnings are problems the reader must see, in benchstat's words,
+	// e.g. "need >= 6 samples for confidence interval at level 0.95" or
+	// "exact distribution expected, but values range from 100 to 101".
+	Warnings []string
+}
+
+// HasCI reports whether the confidence interval is bounded on both sides.
+func (s Summary) HasCI() bool {
+	return s.N > 0 && !math.IsInf(s.Lo, 0) && !math.IsInf(s.Hi, 0)
+}
+
+// Change is the comparison of one target with the baseline.
+type Change struct {
+	// Metric is the compared metric (for the formatting methods).
+	Metric Metric
+
+	// Baseline and Target name the two compared targets.
+	Baseline, Target string
+
+	// BaseCenter and Center are the two summaries compared (medians, or
+	// for exact metrics the most frequent values), in the metric's unit.
+	BaseCenter, Center float64
+
+	// P is the two-sided Mann-Whitney U test's p-value. It is 1 when all
+	// samples of both sides are equal (as benchstat), 0 for an exact
+	// metric (no test is done), and NaN when a side has no samples.
+	P float64
+
+	// N1 and N2 are the sample sizes of the baseline and of the target.
+	N1, N2 int
+
+	// Alpha is the significance level used.
+	Alpha float64
+
+	// Significant reports whether the change is real: p <= Alpha, or for
+	// an exact metric, whether the two values differ.
+	Significant bool
+
+	// Ratio is Center/BaseCenter: 1 when both are equal (0/0 included),
+	// NaN when BaseCenter is 0 and Center is not.
+	Ratio float64
+
+	// Percent is the change relative to the baseline, in percent:
+	// (Center-BaseCenter)/|BaseCenter|*100. It has the sign of the
+	// difference even for negative values. NaN when BaseCenter is 0 and
+	// Center is not.
+	Percent float64
+
+	// Delta is benchstat's "vs base" text: "~" when not significant,
+	// otherwise the change of the centers as "%+.2f%%" ("-17.20%"),
+	// "0.00%" when they are equal, or "?" when the baseline is 0.
+	Delta string
+
+	// Stats is benchstat's parenthesised part without the parentheses:
+	// "p=0.002 n=5", "p=0.690 n=5+4", or "n=1" when P is 0 (exact
+	// metrics).
+	Stats string
+
+	// Verdict classifies the change using the metric's direction.
+	Verdict Verdict
+
+	// Warnings are problems the reader must see, in benchstat's words,
+	// e.g. "need >= 4 samples to detect a difference at alpha level 0.05"
+	// or "all samples are equal".
+	Warnings []string
+}
+
+// String returns the change as benchstat prints it in its "vs base" column:
+// Delta followed by Stats in parentheses, e.g. "~ (p=0.690 n=5)" or
+// "-31.48% (p=0.008 n=5)".
+func (c Change) String() string {
+	return c.Delta + " (" + c.Stats + ")"
+}
+
+// Verdict classifies a change.
+type Verdict int
+
+const (
+	// Unknown means no comparison was possible (a side had no samples).
+	Unknown Verdict = iota
+	// NotSignificant means the test found no significant difference
+	// (benchstat's "~").
+	NotSignificant
+	// Same means the values are equal: an exact metric that did not
+	// change, or a significant test whose medians are equal.
+	Same
+	// Better is a significant change in the good direction.
+	Better
+	// Worse is a significant change in the bad direction.
+	Worse
+	// Higher is a significant increase of a Neutral metric.
+	Higher
+	// Lower is a significant decrease of a Neutral metric.
+	Lower
+)
+
+// String returns the verdict's name: "unknown", "~", "same", "better",
+// "worse", "higher" or "lower". Change.Word gives the metric-specific word.
+func (v Verdict) String() string {
+	switch v {
+	case Unknown:
+		return "unknown"
+	case NotSignificant:
+		return "~"
+	case Same:
+		return "same"
+	case Better:
+		return "better"
+	case Worse:
+		return "worse"
+	case Higher:
+		return "higher"
+	case Lower:
+		return "lower"
+	}
+	return fmt.Sprintf("Verdict(%d)", int(v))
+}
+
+// Word returns the verdict in the metric's terms: "faster" and "slower" for
+// durations (lower is better) and rates (higher is better), otherwise
+// "better" and "worse"; "higher" and "lower" for neutral metrics; "~",
+// "same" and "?" (Unknown) as they are.
+func (c Change) Word() string {
+	switch c.Verdict {
+	case Better:
+		if speedWords(c.Metric) {
+			return "faster"
+		}
+		return "better"
+	case Worse:
+		if speedWords(c.Metric) {
+			return "slower"
+		}
+		return "worse"
+	case Unknown:
+		return "?"
+	}
+	return c.Verdict.String()
+}
+
+// Target returns the summary of the named target.
+func (r *Result) Target(name string) (Summary, bool) {
+	for _, s := range r.Targets {
+		if s.Target == name {
+			return s, true
+		}
+	}
+	return Summary{}, false
+}
+
+// Change returns the comparison of the named target with the baseline.
+func (r *Result) Change(name string) (Change, bool) {
+	for _, c := range r.Changes {
+		if c.Target == name {
+			return c, true
+		}
+	}
+	return Change{}, false
+}
+
+// Analyze summarises each target of in and compares each with the baseline.
+// It returns an error for input it cannot analyse: no targets, an unnamed
+// target, a baseline or an Order entry that is not a target, a repeated
+// Order entry, a value that is NaN or infinite, or options out of range.
+func Analyze(in Input, opts Options) (*Result, error) {
+	alpha, confidence, err := opts.levels()
+	if err != nil {
+		return nil, err
+	}
+	order, err := in.order()
+	if err != nil {
+		return nil, err
+	}
+	for _, name := range order {
+		for i, v := range in.Samples[name] {
+			if math.IsNaN(v) || math.IsInf(v, 0) {
+				return nil, fmt.Errorf("compare %s: target %q, repetition %d: value %v is not a finite number", metricLabel(in.Metric), name, i+1, v)
+			}
+		}
+	}
+
+	res := &Result{
+		Metric:     in.Metric,
+		Baseline:   in.Baseline,
+		Alpha:      alpha,
+		Confidence: confidence,
+	}
+	thresholds := benchmath.DefaultThresholds
+	thresholds.CompareAlpha = alpha
+	samples := make(map[string]*benchmath.Sample, len(order))
+	for _, name := range order {
+		values := in.Samples[name]
+		sum := summarize(name, values, in.Metric, confidence)
+		res.Targets = append(res.Targets, sum)
+		if len(values) > 0 {
+			// NewSample sorts in place: give it a copy.
+			samples[name] = benchmath.NewSample(slices.Clone(values), &thresholds)
+		}
+	}
+	if in.Baseline == "" {
+		return res, nil
+	}
+	base, _ := res.Target(in.Baseline)
+	for _, sum := range res.Targets {
+		if sum.Target == in.Baseline {
+			continue
+		}
+		res.Changes = append(res.Changes, compareTargets(in.Metric, alpha, base, sum, samples[base.Target], samples[sum.Target]))
+	}
+	return res, nil
+}
+
+// levels returns the options with the defaults filled in.
+func (o Options) levels() (alpha, confidence float64, err error) {
+	alpha, confidence = o.Alpha, o.Confidence
+	if alpha == 0 {
+		alpha = DefaultAlpha
+	}
+	if confidence == 0 {
+		confidence = DefaultConfidence
+	}
+	if !(alpha > 0 && alpha < 1) {
+		return 0, 0, fmt.Errorf("compare: alpha %v must be in (0, 1)", o.Alpha)
+	}
+	if !(confidence > 0 && confidence < 1) {
+		return 0, 0, fmt.Errorf("compare: confidence %v must be in (0, 1)", o.Confidence)
+	}
+	return alpha, confidence, nil
+}
+
+// order returns the targets of in in result order, checking the names.
+func (in Input) order() ([]string, error) {
+	label := metricLabel(in.Metric)
+	if len(in.Samples) == 0 {
+		return nil, fmt.Errorf("compare %s: no targets", label)
+	}
+	if _, ok := in.Samples[""]; ok {
+		return nil, fmt.Errorf("compare %s: a target has an empty name", label)
+	}
+	if in.Baseline != "" {
+		if _, ok := in.Samples[in.Baseline]; !ok {
+			return nil, fmt.Errorf("compare %s: baseline %q is not one of the targets", label, in.Baseline)
+		}
+	}
+	var order []string
+	seen := make(map[string]bool, len(in.Samples))
+	add := func(name string) {
+		if !seen[name] {
+			seen[name] = true
+			order = append(order, name)
+		}
+	}
+	for _, name := range in.Order {
+		if _, ok := in.Samples[name]; !ok {
+			return nil, fmt.Errorf("compare %s: ordered target %q is not one of the targets", label, name)
+		}
+		if seen[name] {
+			return nil, fmt.Errorf("compare %s: target %q appears twice in the order", label, name)
+		}
+		add(name)
+	}
+	if len(in.Order) == 0 && in.Baseline != "" {
+		add(in.Baseline)
+	}
+	rest := make([]string, 0, len(in.Samples))
+	for name := range in.Samples {
+		if !seen[name] {
+			rest = append(rest, name)
+		}
+	}
+	sort.Strings(rest)
+	for _, name := range rest {
+		add(name)
+	}
+	return order, nil
+}
+
+// metricLabel names a metric in error messages.
+func metricLabel(m Metric) string {
+	if m.Name != "" {
+		return fmt.Sprintf("%q", m.Name)
+	}
+	return "metric"
+}
+
+// assumption returns the benchmath assumption for a metric.
+func assumption(m Metric) benchmath.Assumption {
+	if m.Exact {
+		return benchmath.AssumeExact
+	}
+	return benchmath.AssumeNothing
+}
+
+// summarize describes the samples of one target.
+func summarize(name string, values []float64, m Metric, confidence float64) Summary {
+	sum := Summary{Target: name, Values: slices.Clone(values), N: len(values)}
+	if len(values) == 0 {
+		nan := math.NaN()
+		sum.Center, sum.Lo, sum.Hi, sum.Min, sum.Max = nan, nan, nan, nan, nan
+		sum.Warnings = []string{"no samples"}
+		return sum
+	}
+	sample := benchmath.NewSample(slices.Clone(values), &benchmath.DefaultThresholds)
+	s := assumption(m).Summary(sample, confidence)
+	sum.Center, sum.Lo, sum.Hi, sum.Confidence = s.Center, s.Lo, s.Hi, s.Confidence
+	sum.Min, sum.Max = sample.Values[0], sample.Values[len(sample.Values)-1]
+	sum.Range = s.PctRangeString()
+	sum.Warnings = appendWarnings(sum.Warnings, sample.Warnings)
+	sum.Warnings = appendWarnings(sum.Warnings, s.Warnings)
+	return sum
+}
+
+// compareTargets compares the target summarised by t with the baseline
+// summarised by b; bs and ts are their benchmath samples (nil when empty).
+func compareTargets(m Metric, alpha float64, b, t Summary, bs, ts *benchmath.Sample) Change {
+	c := Change{
+		Metric:     m,
+		Baseline:   b.Target,
+		Target:     t.Target,
+		BaseCenter: b.Center,
+		Center:     t.Center,
+		N1:         b.N,
+		N2:         t.N,
+		Alpha:      alpha,
+	}
+	if bs == nil || ts == nil {
+		nan := math.NaN()
+		c.P, c.Ratio, c.Percent = nan, nan, nan
+		c.Delta = "?"
+		c.Stats = benchmath.Comparison{N1: c.N1, N2: c.N2}.String()
+		c.Verdict = Unknown
+		for _, s := range []Summary{b, t} {
+			if s.N == 0 {
+				c.Warnings = append(c.Warnings, fmt.Sprintf("no samples for %s", s.Target))
+			}
+		}
+		return c
+	}
+
+	cmp := assumption(m).Compare(bs, ts)
+	c.P = cmp.P
+	c.Delta = cmp.FormatDelta(b.Center, t.Center)
+	c.Stats = cmp.String()
+	c.Warnings = appendWarnings(c.Warnings, cmp.Warnings)
+	if m.Exact {
+		c.Significant = b.Center != t.Center
+	} else {
+		c.Significant = !(cmp.P > cmp.Alpha)
+		if !c.Significant && len(cmp.Warnings) == 0 {
+			// benchmath warns about too few samples only when both
+			// sides are below the size needed; with unequal sizes
+			// (say 3+4 or 1+10) a difference may still be out of
+			// reach.
+			if minP := uTestMinP(c.N1, c.N2); minP > alpha {
+				c.Warnings = append(c.Warnings, fmt.Sprintf(
+					"need more samples to detect a difference at alpha level %v: the smallest p-value possible with n=%d+%d is %.3f",
+					alpha, c.N1, c.N2, minP))
+			}
+		}
+	}
+	c.Ratio, c.Percent = ratio(b.Center, t.Center)
+	c.Verdict = verdict(m, c.Significant, b.Center, t.Center)
+	return c
+}
+
+// ratio returns new/old and the relative change in percent, with 0/0 taken
+// as no change and x/0 as undefined (NaN).
+func ratio(old, new float64) (r, pct float64) {
+	switch {
+	case old == new:
+		return 1, 0
+	case old == 0:
+		return math.NaN(), math.NaN()
+	}
+	return new / old, (new - old) / math.Abs(old) * 100
+}
+
+// verdict classifies a change of a metric from old to new.
+func verdict(m Metric, significant bool, old, new float64) Verdict {
+	switch {
+	case old == new:
+		if significant || m.Exact {
+			return Same
+		}
+		return NotSignificant
+	case !significant:
+		return NotSignificant
+	}
+	up := new > old
+	switch m.Direction {
+	case HigherIsBetter:
+		if up {
+			return Better
+		}
+		return Worse
+	case LowerIsBetter:
+		if up {
+			return Worse
+		}
+		return Better
+	}
+	if up {
+		return Higher
+	}
+	return Lower
+}
+
+// uTestMinP returns the smallest two-sided p-value the exact Mann-Whitney U
+// test can give for samples of sizes n1 and n2: both samples completely
+// apart, 2/C(n1+n2, n1), at most 1.
+func uTestMinP(n1, n2 int) float64 {
+	k, n := min(n1, n2), n1+n2
+	if k <= 0 {
+		return 1
+	}
+	c := 1.0 // C(n, k), built up as C(n-k+i, i)
+	for i := 1; i <= k; i++ {
+		c = c * float64(n-k+i) / float64(i)
+	}
+	return math.Min(1, 2/c)
+}
+
+// appendWarnings appends the messages of errs to ws.
+func appendWarnings(ws []string, errs []error) []string {
+	for _, err := range errs {
+		if err != nil {
+			ws = append(ws, err.Error())
+		}
+	}
+	return ws
+}
+
+// errNoResults is returned by Geomean for an empty input.
+var errNoResults = errors.New("compare: geomean of no results")
