@@ -38,18 +38,20 @@ type Input struct {
 	Metric Metric
 
 	// Baseline is the name of the target the others are compared with.
-	// It must be a key of Samples. Empty means no comparison: Analyze
-	// then only summarises each target.
+	// Empty means no comparison: Analyze then only summarises each target.
 	Baseline string
 
 	// Order is the order of the targets in the result. Targets of
-	// Samples that it does not name follow in name order. If Order is
-	// empty the baseline comes first and the others follow in name order.
+	// Samples that it does not name follow in name order; a baseline it
+	// does not name comes first if Order is empty, else after the named
+	// targets.
 	Order []string
 
 	// Samples maps a target's name to its measurements in repetition
-	// order. A target may have no samples (a failed run); it is then
-	// summarised with a warning and not compared. Values must be finite.
+	// order. Values must be finite. A target with no samples (a failed
+	// run), or named by Baseline or Order but absent from Samples, is
+	// summarised with the warning "no samples" and its comparison has
+	// the verdict Unknown.
 	Samples map[string][]float64
 }
 
@@ -270,9 +272,9 @@ func (r *Result) Change(name string) (Change, bool) {
 }
 
 // Analyze summarises each target of in and compares each with the baseline.
-// It returns an error for input it cannot analyse: no targets, an unnamed
-// target, a baseline or an Order entry that is not a target, a repeated
-// Order entry, a value that is NaN or infinite, or options out of range.
+// It returns an error for input it cannot analyse: no targets, a target
+// with an empty name, a repeated Order entry, a value that is NaN or
+// infinite, or options out of range.
 func Analyze(in Input, opts Options) (*Result, error) {
 	alpha, confidence, err := opts.levels()
 	if err != nil {
@@ -342,36 +344,31 @@ func (o Options) levels() (alpha, confidence float64, err error) {
 // order returns the targets of in in result order, checking the names.
 func (in Input) order() ([]string, error) {
 	label := metricLabel(in.Metric)
-	if len(in.Samples) == 0 {
+	if len(in.Samples) == 0 && len(in.Order) == 0 && in.Baseline == "" {
 		return nil, fmt.Errorf("compare %s: no targets", label)
 	}
 	if _, ok := in.Samples[""]; ok {
 		return nil, fmt.Errorf("compare %s: a target has an empty name", label)
 	}
-	if in.Baseline != "" {
-		if _, ok := in.Samples[in.Baseline]; !ok {
-			return nil, fmt.Errorf("compare %s: baseline %q is not one of the targets", label, in.Baseline)
-		}
-	}
 	var order []string
 	seen := make(map[string]bool, len(in.Samples))
-	add := func(name string) {
-		if !seen[name] {
-			seen[name] = true
-			order = append(order, name)
-		}
-	}
 	for _, name := range in.Order {
-		if _, ok := in.Samples[name]; !ok {
-			return nil, fmt.Errorf("compare %s: ordered target %q is not one of the targets", label, name)
+		if name == "" {
+			return nil, fmt.Errorf("compare %s: the order names a target with an empty name", label)
 		}
 		if seen[name] {
 			return nil, fmt.Errorf("compare %s: target %q appears twice in the order", label, name)
 		}
-		add(name)
+		seen[name] = true
+		order = append(order, name)
 	}
-	if len(in.Order) == 0 && in.Baseline != "" {
-		add(in.Baseline)
+	if in.Baseline != "" && !seen[in.Baseline] {
+		seen[in.Baseline] = true
+		if len(in.Order) == 0 {
+			order = append([]string{in.Baseline}, order...)
+		} else {
+			order = append(order, in.Baseline)
+		}
 	}
 	rest := make([]string, 0, len(in.Samples))
 	for name := range in.Samples {
@@ -380,10 +377,7 @@ func (in Input) order() ([]string, error) {
 		}
 	}
 	sort.Strings(rest)
-	for _, name := range rest {
-		add(name)
-	}
-	return order, nil
+	return append(order, rest...), nil
 }
 
 // metricLabel names a metric in error messages.
