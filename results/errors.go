@@ -1,0 +1,119 @@
+package results
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/jackc/pgx/v5/pgconn"
+	"modernc.org/sqlite"
+	sqlite3 "modernc.org/sqlite/lib"
+)
+
+// ErrReadOnly is wrapped by the error of a write to a store that cannot be
+// written: a read-only file or directory, a store opened with
+// [OpenReadOnly], or a read-only PostgreSQL transaction.
+var ErrReadOnly = errors.New("results store is read-only")
+
+// ErrDiskFull is wrapped by the error of a write that found the disk (or the
+// database's size limit) full. The write is rolled back; earlier runs are
+// intact.
+var ErrDiskFull = errors.New("results store disk is full")
+
+// ErrNotFound is wrapped by the error of a lookup of a run that does not
+// exist.
+var ErrNotFound = errors.New("no such run")
+
+// ErrAmbiguous is wrapped by the error of a lookup whose run ID prefix
+// matches more than one run.
+var ErrAmbiguous = errors.New("ambiguous run ID")
+
+// errReadOnlyOpen is the cause of a write to a store opened read-only.
+var errReadOnlyOpen = errors.New("opened for reading only")
+
+// storeError is an error of a store operation, with one line of text that
+// names the store and the operation, and a kind (ErrReadOnly, ErrDiskFull)
+// when one applies.
+type storeError struct {
+	msg  string
+	kind error // nil, ErrReadOnly or ErrDiskFull
+	err  error
+}
+
+func (e *storeError) Error() string { return e.msg }
+
+func (e *storeError) Unwrap() []error {
+	if e.kind == nil {
+		return []error{e.err}
+	}
+	return []error{e.kind, e.err}
+}
+
+// wrap gives err the store's location and the operation, and turns the
+// driver's read-only and disk-full errors into ErrReadOnly and ErrDiskFull
+// with a plain message. Error texts are redacted.
+func (s *Store) wrap(op string, err error) error {
+	if err == nil {
+		return nil
+	}
+	var se *storeError
+	if errors.As(err, &se) {
+		return err
+	}
+	cause := RedactText(err.Error())
+	switch kind := classify(err); kind {
+	case ErrReadOnly:
+		return &storeError{
+			msg:  fmt.Sprintf("cannot %s: results store %s is read-only (%s); earlier runs are intact", op, s.location, cause),
+			kind: kind, err: err,
+		}
+	case ErrDiskFull:
+		return &storeError{
+			msg:  fmt.Sprintf("cannot %s: results store %s is full (%s); earlier runs are intact", op, s.location, cause),
+			kind: kind, err: err,
+		}
+	}
+	return &storeError{msg: fmt.Sprintf("cannot %s: results store %s: %s", op, s.location, cause), err: err}
+}
+
+// classify maps driver errors to ErrReadOnly or ErrDiskFull, or nil.
+func classify(err error) error {
+	if errors.Is(err, errReadOnlyOpen) {
+		return ErrReadOnly
+	}
+	var le *sqlite.Error
+	if errors.As(err, &le) {
+		switch le.Code() & 0xff { // primary result code
+		case sqlite3.SQLITE_READONLY:
+			return ErrReadOnly
+		case sqlite3.SQLITE_FULL:
+			return ErrDiskFull
+		case sqlite3.SQLITE_IOERR:
+			// Extended code SQLITE_IOERR_WRITE and friends come with
+			// ENOSPC on a full disk; SQLite reports most of those as
+			// SQLITE_FULL already.
+		}
+		return nil
+	}
+	var pe *pgconn.PgError
+	if errors.As(err, &pe) {
+		switch pe.Code {
+		case "25006": // read_only_sql_transaction
+			return ErrReadOnly
+		case "53100": // disk_full
+			return ErrDiskFull
+		}
+	}
+	return nil
+}
+
+// isUniqueViolation reports whether err is a primary-key or unique
+// constraint violation.
+func isUniqueViolation(err error) bool {
+	var le *sqlite.Error
+	if errors.As(err, &le) {
+		c := le.Code()
+		return c == sqlite3.SQLITE_CONSTRAINT_PRIMARYKEY || c == sqlite3.SQLITE_CONSTRAINT_UNIQUE
+	}
+	var pe *pgconn.PgError
+	return errors.As(err, &pe) && pe.Code == "23505"
+}

@@ -1,0 +1,245 @@
+package results
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"time"
+)
+
+// Kind says which pglab command made a run.
+type Kind string
+
+// The kinds of run.
+const (
+	KindStudy   Kind = "study"   // pglab study
+	KindCompare Kind = "compare" // pglab compare
+	KindPlan    Kind = "plan"    // pglab plan
+	KindBench   Kind = "bench"   // pglab bench
+	KindTune    Kind = "tune"    // pglab tune (the tune study, before/after)
+)
+
+func (k Kind) valid() bool {
+	switch k {
+	case KindStudy, KindCompare, KindPlan, KindBench, KindTune:
+		return true
+	}
+	return false
+}
+
+// Status is the state of a run.
+type Status string
+
+// The states of a run. A run is StatusRunning from [Store.BeginRun] until
+// [Run.Finish]; a run still marked running after its process ended was cut
+// short by a crash or a kill.
+const (
+	StatusRunning     Status = "running"
+	StatusDone        Status = "done"
+	StatusFailed      Status = "failed"
+	StatusInterrupted Status = "interrupted"
+)
+
+func (s Status) valid() bool {
+	switch s {
+	case StatusRunning, StatusDone, StatusFailed, StatusInterrupted:
+		return true
+	}
+	return false
+}
+
+// TargetKind says how pglab reached a target.
+type TargetKind string
+
+// The kinds of target.
+const (
+	TargetManaged TargetKind = "managed" // a server pglab started itself
+	TargetDSN     TargetKind = "dsn"     // an existing server given by a connection string
+)
+
+func (k TargetKind) valid() bool { return k == TargetManaged || k == TargetDSN }
+
+// Direction says which way a metric is better, for comparisons.
+type Direction string
+
+// The directions of a metric. The zero value is stored as DirectionNeutral.
+const (
+	DirectionHigher  Direction = "higher"  // more is better (tps, MB/s)
+	DirectionLower   Direction = "lower"   // less is better (latency, WAL bytes)
+	DirectionNeutral Direction = "neutral" // neither (row counts, settings)
+)
+
+func (d Direction) valid() bool {
+	return d == DirectionHigher || d == DirectionLower || d == DirectionNeutral
+}
+
+// RunInfo is what a caller tells [Store.BeginRun] about a new run: its kind
+// and its manifest.
+type RunInfo struct {
+	// ID is the run's identifier. Leave it empty to have one made from the
+	// start time, e.g. "20261130-103245-ab12" (UTC, then 4 random hex
+	// digits), which sorts in time order. A given ID must use only
+	// lower-case letters, digits, '-' and '_'.
+	ID string
+	// Kind is the command that made the run.
+	Kind Kind
+	// StartedAt is when the run started; zero means now. Times are kept in
+	// UTC to the microsecond.
+	StartedAt time.Time
+	// Version is pglab's version (buildinfo.String()).
+	Version string
+	// Command is the command line, program name first. It is redacted again
+	// with [RedactArgs] before it is stored.
+	Command []string
+	// Host describes the machine pglab ran on.
+	Host Host
+	// Extra holds further manifest fields as a JSON object, e.g. alpha,
+	// reps, studies, params, checksums of plan files. Empty means {}.
+	// Strings that look like connection strings are redacted, and so is the
+	// value of every object key that names a password.
+	Extra json.RawMessage
+}
+
+// Host describes the machine a run ran on. Any field may be empty when it
+// could not be found out. [CollectHost] fills it for the current machine.
+type Host struct {
+	Hostname    string // the machine's host name
+	OS          string // operating system, e.g. "Debian GNU/Linux 13 (trixie)"
+	Arch        string // processor architecture as Go names it, e.g. "amd64"
+	Kernel      string // kernel release, e.g. "6.12.48+deb13-amd64"
+	CPUs        int    // logical CPUs this process may run on
+	CPUModel    string // processor model name
+	MemoryBytes int64  // physical memory
+	Disk        Disk   // the disk holding the data directory
+}
+
+// Disk describes the file system and block device under a directory.
+type Disk struct {
+	Path       string // the directory that was examined
+	Device     string // the mounted device, e.g. "/dev/nvme0n1p2"
+	Filesystem string // file system type, e.g. "ext4"
+	// Rotational is true for spinning disks, false for solid-state ones,
+	// and nil when unknown (network or virtual file systems).
+	Rotational *bool
+}
+
+// RunRecord is a stored run: its manifest and its outcome.
+type RunRecord struct {
+	RunInfo
+	// Status is the run's state.
+	Status Status
+	// Error is the error text of a failed or interrupted run (redacted).
+	Error string
+	// FinishedAt is when the run finished; zero while it is running.
+	FinishedAt time.Time
+}
+
+// Target describes one server measured in a run.
+type Target struct {
+	// Name is the target's name within the run, e.g. "pg16" or "prod".
+	Name string
+	// Kind says whether pglab manages the server or was given a DSN.
+	Kind TargetKind
+	// Conn describes how the server was reached. It is redacted again with
+	// [RedactDSN] before it is stored.
+	Conn string
+	// ServerVersion is the server's version string (SHOW server_version).
+	ServerVersion string
+	// ServerVersionNum is server_version_num, e.g. 170002.
+	ServerVersionNum int
+	// DataChecksums is whether the cluster has data checksums on.
+	DataChecksums bool
+	// Settings are the server's settings that differ from their defaults,
+	// returned sorted by name. Values are redacted (primary_conninfo can
+	// hold a password).
+	Settings []Setting
+	// Extra holds further facts as a JSON object; empty means {}. It is
+	// redacted like [RunInfo.Extra].
+	Extra json.RawMessage
+}
+
+// Setting is one server setting, as pg_settings shows it.
+type Setting struct {
+	Name   string // e.g. "shared_buffers"
+	Value  string // e.g. "16384"
+	Unit   string // e.g. "8kB"; empty for unitless settings
+	Source string // e.g. "configuration file", "command line"
+}
+
+// Measurement is one value measured in one repetition of one case of a
+// study on one target.
+type Measurement struct {
+	// Target is the name of a target added to the run with
+	// [Run.AddTarget], or empty for a value that belongs to no target.
+	Target string
+	// Study is the study's name, e.g. "vacuum".
+	Study string
+	// Case holds the parameters that tell this case apart within the study,
+	// e.g. {"clients": "10", "mode": "prepared"}. Values are redacted.
+	Case map[string]string
+	// CaseKey is a short key for Case, set by the store (see [CaseKey]);
+	// it is ignored when writing.
+	CaseKey string
+	// Rep is the repetition number.
+	Rep int
+	// Metric is the name of what was measured, e.g. "tps".
+	Metric string
+	// Value is the measured value; it must be finite.
+	Value float64
+	// Unit is the value's unit, e.g. "ms", "bytes", "1/s".
+	Unit string
+	// Exact marks a metric that is compared exactly rather than
+	// statistically (row counts, WAL records of a deterministic step).
+	Exact bool
+	// Direction says which way the metric is better; empty means neutral.
+	Direction Direction
+	// At is when the value was measured; zero means when it is stored.
+	At time.Time
+}
+
+// Artefact is a raw piece of output kept with a run: VACUUM VERBOSE text,
+// server notices, an HDR histogram, a JSON time series of samples.
+type Artefact struct {
+	// ID is set by the store when reading.
+	ID int64
+	// Target is the name of a target of the run, or empty.
+	Target string
+	// Study, Case and Rep place the artefact like a [Measurement]; all may
+	// be empty or zero for an artefact of the whole run.
+	Study   string
+	Case    map[string]string
+	CaseKey string // set by the store, see [CaseKey]
+	Rep     int
+	// Name names the artefact within its place, e.g. "vacuum-verbose".
+	Name string
+	// ContentType is a media type such as "text/plain" or
+	// "application/json". Contents of text/* types and application/json are
+	// redacted before they are stored; other types are kept as they are.
+	ContentType string
+	// Data is the content. It is nil when read with SkipData.
+	Data []byte
+	// Size is the length of the stored content, set by the store.
+	Size int64
+	// At is when the artefact was made; zero means when it is stored.
+	At time.Time
+}
+
+// CaseKey returns the short key that groups measurements of one case: the
+// first 12 hex digits of the SHA-256 of the case's canonical JSON (sorted
+// keys, no spaces). Equal maps give equal keys, and a nil map has the same
+// key as an empty one.
+func CaseKey(c map[string]string) string {
+	sum := sha256.Sum256([]byte(caseJSON(c)))
+	return hex.EncodeToString(sum[:6])
+}
+
+// caseJSON is the canonical JSON of a case: encoding/json sorts map keys.
+func caseJSON(c map[string]string) string {
+	if len(c) == 0 {
+		return "{}"
+	}
+	// Marshalling a map[string]string cannot fail: invalid UTF-8 is
+	// replaced, and keys come out sorted.
+	b, _ := json.Marshal(c)
+	return string(b)
+}
