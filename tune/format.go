@@ -22,13 +22,14 @@ const (
 	FormatJSON Format = "json"
 )
 
-// ParseFormat parses an output style: conf, alter or json.
+// ParseFormat parses an output style: conf, alter or json. Errors are
+// *InputError.
 func ParseFormat(s string) (Format, error) {
 	switch f := Format(s); f {
 	case FormatConf, FormatAlter, FormatJSON:
 		return f, nil
 	}
-	return "", fmt.Errorf("unknown format %q: want conf, alter or json", s)
+	return "", inputError("format", s, "unknown format; want conf, alter or json")
 }
 
 // Input names used in Detection.

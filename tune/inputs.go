@@ -1,7 +1,6 @@
 package tune
 
 import (
-	"errors"
 	"fmt"
 	"regexp"
 	"strconv"
@@ -115,83 +114,112 @@ func MemoryFromKB(kb int64) Memory {
 	return Memory{Amount: mb, Unit: UnitMB}
 }
 
+// InputError is an input that PGTune does not take.
+type InputError struct {
+	// Input names the input as pglab's flags do: "pg-version", "os", "type",
+	// "memory", "cpus", "connections", "storage", "db-size" or "format".
+	Input string
+	// Value is the value as given.
+	Value string
+	// Reason says what is wrong and what is accepted.
+	Reason string
+}
+
+// Error returns "input value: reason", e.g. "os nosuch: unknown OS; want
+// linux, windows or mac".
+func (e *InputError) Error() string {
+	v := e.Value
+	if v == "" || strings.ContainsAny(v, " \t\"") {
+		v = strconv.Quote(v)
+	}
+	return e.Input + " " + v + ": " + e.Reason
+}
+
+func inputError(input, value, format string, args ...any) *InputError {
+	return &InputError{Input: input, Value: value, Reason: fmt.Sprintf(format, args...)}
+}
+
 var memoryRE = regexp.MustCompile(`^([0-9]+(?:\.[0-9]*)?)\s*([A-Za-z]*)$`)
 
 // ParseMemory parses a memory amount such as "4GB", "512MB", "1 TB" or
 // "4gb": a whole number and one of PGTune's units (MB, GB, TB, any case).
 // It checks the syntax and that the amount is not zero; Inputs.Validate
-// checks PGTune's limits.
+// checks PGTune's limits. Errors are *InputError.
 func ParseMemory(s string) (Memory, error) {
-	t := strings.TrimSpace(s)
-	m := memoryRE.FindStringSubmatch(t)
+	m := memoryRE.FindStringSubmatch(strings.TrimSpace(s))
 	if m == nil {
-		return Memory{}, errors.New("want a whole number and a unit (MB, GB or TB), e.g. 4GB")
+		return Memory{}, inputError("memory", s, "want a whole number and a unit (MB, GB or TB), e.g. 4GB")
 	}
 	unit := MemoryUnit(strings.ToUpper(m[2]))
 	if m[2] != "" {
 		if _, ok := kbPer[unit]; !ok {
-			return Memory{}, fmt.Errorf("unknown unit %q (PGTune takes MB, GB or TB)", m[2])
+			return Memory{}, inputError("memory", s, "unknown unit %s; PGTune takes MB, GB or TB", m[2])
 		}
 	}
 	if strings.Contains(m[1], ".") {
-		return Memory{}, errors.New("want a whole number of MB, GB or TB (as PGTune), e.g. 1536MB for 1.5GB")
+		return Memory{}, inputError("memory", s, "want a whole number of MB, GB or TB (as PGTune), e.g. 1536MB for 1.5GB")
 	}
 	n, err := strconv.ParseInt(m[1], 10, 64)
 	if err != nil {
-		return Memory{}, fmt.Errorf("amount %s is too large", m[1])
+		return Memory{}, inputError("memory", s, "too large")
 	}
 	if n == 0 {
-		return Memory{}, errors.New("must be greater than zero")
+		return Memory{}, inputError("memory", s, "must be greater than zero")
 	}
 	if m[2] == "" {
-		return Memory{}, fmt.Errorf("missing unit (MB, GB or TB), e.g. %dGB", n)
+		return Memory{}, inputError("memory", s, "missing unit (MB, GB or TB), e.g. %dGB", n)
 	}
 	return Memory{Amount: n, Unit: unit}, nil
 }
 
-// ParseVersion parses a PostgreSQL major version that PGTune knows ("10" to "18").
+// ParseVersion parses a PostgreSQL major version that PGTune knows ("10" to
+// "18"). Errors are *InputError.
 func ParseVersion(s string) (int, error) {
 	v, err := strconv.Atoi(strings.TrimSpace(s))
 	if err != nil || v < MinVersion || v > MaxVersion {
-		return 0, fmt.Errorf("unknown PostgreSQL version %q: PGTune knows %d to %d", s, MinVersion, MaxVersion)
+		return 0, inputError("pg-version", s, "PGTune knows PostgreSQL %d to %d", MinVersion, MaxVersion)
 	}
 	return v, nil
 }
 
-// ParseOS parses an operating system name: linux, windows or mac.
+// ParseOS parses an operating system name: linux, windows or mac. Errors
+// are *InputError.
 func ParseOS(s string) (OS, error) {
 	switch o := OS(s); o {
 	case OSLinux, OSWindows, OSMac:
 		return o, nil
 	}
-	return "", fmt.Errorf("unknown OS %q: want linux, windows or mac", s)
+	return "", inputError("os", s, "unknown OS; want linux, windows or mac")
 }
 
-// ParseWorkload parses a workload (PGTune's DB type): web, oltp, dw, desktop or mixed.
+// ParseWorkload parses a workload (PGTune's DB type): web, oltp, dw, desktop
+// or mixed. Errors are *InputError.
 func ParseWorkload(s string) (Workload, error) {
 	switch w := Workload(s); w {
 	case WorkloadWeb, WorkloadOLTP, WorkloadDW, WorkloadDesktop, WorkloadMixed:
 		return w, nil
 	}
-	return "", fmt.Errorf("unknown type %q: want web, oltp, dw, desktop or mixed", s)
+	return "", inputError("type", s, "unknown type; want web, oltp, dw, desktop or mixed")
 }
 
-// ParseStorage parses a storage kind: ssd, hdd, san or nvme.
+// ParseStorage parses a storage kind: ssd, hdd, san or nvme. Errors are
+// *InputError.
 func ParseStorage(s string) (Storage, error) {
 	switch st := Storage(s); st {
 	case StorageSSD, StorageHDD, StorageSAN, StorageNVMe:
 		return st, nil
 	}
-	return "", fmt.Errorf("unknown storage %q: want ssd, hdd, san or nvme", s)
+	return "", inputError("storage", s, "unknown storage; want ssd, hdd, san or nvme")
 }
 
-// ParseDBSize parses a database size relative to RAM: less_ram, mid_ram or greater_ram.
+// ParseDBSize parses a database size relative to RAM: less_ram, mid_ram or
+// greater_ram. Errors are *InputError.
 func ParseDBSize(s string) (DBSize, error) {
 	switch d := DBSize(s); d {
 	case DBSizeLessThanRAM, DBSizeUpTo3xRAM, DBSizeOver3xRAM:
 		return d, nil
 	}
-	return "", fmt.Errorf("unknown database size %q: want less_ram (fits in RAM), mid_ram (1x-3x RAM) or greater_ram (over 3x RAM)", s)
+	return "", inputError("db-size", s, "unknown database size; want less_ram (fits in RAM), mid_ram (1x-3x RAM) or greater_ram (over 3x RAM)")
 }
 
 // Inputs are everything PGTune asks for. The zero values of CPUs and
@@ -238,7 +266,7 @@ func DefaultConnections(w Workload) int {
 // some memory and no negative counts.
 func (in Inputs) check() error {
 	if in.Version < MinVersion || in.Version > MaxVersion {
-		return fmt.Errorf("unknown PostgreSQL version %d: PGTune knows %d to %d", in.Version, MinVersion, MaxVersion)
+		return inputError("pg-version", strconv.Itoa(in.Version), "PGTune knows PostgreSQL %d to %d", MinVersion, MaxVersion)
 	}
 	if _, err := ParseOS(string(in.OS)); err != nil {
 		return err
@@ -252,17 +280,21 @@ func (in Inputs) check() error {
 	if _, err := ParseDBSize(string(in.DBSize)); err != nil {
 		return err
 	}
-	if _, ok := kbPer[in.Memory.Unit]; !ok && !in.Memory.IsZero() {
-		return fmt.Errorf("unknown memory unit %q (PGTune takes MB, GB or TB)", in.Memory.Unit)
+	mem := fmt.Sprintf("%d%s", in.Memory.Amount, in.Memory.Unit)
+	if in.Memory.IsZero() {
+		return inputError("memory", "", "total memory is required")
 	}
-	if in.Memory.Amount <= 0 {
-		return errors.New("total memory is required and must be greater than zero")
+	if _, ok := kbPer[in.Memory.Unit]; !ok {
+		return inputError("memory", mem, "unknown unit %q; PGTune takes MB, GB or TB", in.Memory.Unit)
+	}
+	if in.Memory.Amount < 0 {
+		return inputError("memory", mem, "must be greater than zero")
 	}
 	if in.CPUs < 0 {
-		return fmt.Errorf("CPUs must be greater than zero, not %d", in.CPUs)
+		return inputError("cpus", strconv.Itoa(in.CPUs), "must be greater than zero")
 	}
 	if in.Connections < 0 {
-		return fmt.Errorf("connections must be at least %d, not %d", MinConnections, in.Connections)
+		return inputError("connections", strconv.Itoa(in.Connections), "must be at least %d", MinConnections)
 	}
 	return nil
 }
@@ -271,22 +303,23 @@ func (in Inputs) check() error {
 // memory of at least 512 MB (or 1 GB/TB) and at most 999999 of its unit, CPUs
 // from 1 and connections from 20 when given, both at most 999999. Recommend
 // itself accepts more (any positive memory, any non-negative count), as
-// PGTune's formulas do.
+// PGTune's formulas do. Errors are *InputError.
 func (in Inputs) Validate() error {
 	if err := in.check(); err != nil {
 		return err
 	}
+	mem := fmt.Sprintf("%d%s", in.Memory.Amount, in.Memory.Unit)
 	if in.Memory.Unit == UnitMB && in.Memory.Amount < MinMemoryMB {
-		return fmt.Errorf("memory must be at least %d MB, not %s (PGTune's minimum)", MinMemoryMB, in.Memory)
+		return inputError("memory", mem, "must be at least %d MB (PGTune's minimum)", MinMemoryMB)
 	}
 	if in.Memory.Amount > MaxNumericValue {
-		return fmt.Errorf("memory must be at most %d %s, not %s (PGTune's maximum; use a larger unit)", MaxNumericValue, in.Memory.Unit, in.Memory)
+		return inputError("memory", mem, "must be at most %d %s (PGTune's maximum); use a larger unit", MaxNumericValue, in.Memory.Unit)
 	}
 	if in.CPUs > MaxNumericValue {
-		return fmt.Errorf("CPUs must be at most %d, not %d", MaxNumericValue, in.CPUs)
+		return inputError("cpus", strconv.Itoa(in.CPUs), "must be at most %d (PGTune's maximum)", MaxNumericValue)
 	}
 	if in.Connections != 0 && (in.Connections < MinConnections || in.Connections > MaxNumericValue) {
-		return fmt.Errorf("connections must be from %d to %d, not %d", MinConnections, MaxNumericValue, in.Connections)
+		return inputError("connections", strconv.Itoa(in.Connections), "must be from %d to %d (PGTune's limits)", MinConnections, MaxNumericValue)
 	}
 	return nil
 }

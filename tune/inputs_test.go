@@ -1,6 +1,7 @@
 package tune
 
 import (
+	"errors"
 	"strings"
 	"testing"
 )
@@ -25,19 +26,21 @@ func TestParseMemory(t *testing.T) {
 		}
 	}
 	bad := []struct{ in, want string }{
-		{"12XB", `unknown unit "XB" (PGTune takes MB, GB or TB)`},
-		{"0", "must be greater than zero"},
-		{"0GB", "must be greater than zero"},
-		{"4", "missing unit (MB, GB or TB), e.g. 4GB"},
-		{"1.5GB", "want a whole number of MB, GB or TB (as PGTune), e.g. 1536MB for 1.5GB"},
-		{"-1GB", "want a whole number and a unit (MB, GB or TB), e.g. 4GB"},
-		{"", "want a whole number and a unit (MB, GB or TB), e.g. 4GB"},
-		{"GB", "want a whole number and a unit (MB, GB or TB), e.g. 4GB"},
-		{"4096kB", `unknown unit "kB" (PGTune takes MB, GB or TB)`},
-		{"99999999999999999999GB", "amount 99999999999999999999 is too large"},
+		{"12XB", "memory 12XB: unknown unit XB; PGTune takes MB, GB or TB"},
+		{"0", "memory 0: must be greater than zero"},
+		{"0GB", "memory 0GB: must be greater than zero"},
+		{"4", "memory 4: missing unit (MB, GB or TB), e.g. 4GB"},
+		{"1.5GB", "memory 1.5GB: want a whole number of MB, GB or TB (as PGTune), e.g. 1536MB for 1.5GB"},
+		{"-1GB", "memory -1GB: want a whole number and a unit (MB, GB or TB), e.g. 4GB"},
+		{"", `memory "": want a whole number and a unit (MB, GB or TB), e.g. 4GB`},
+		{"GB", "memory GB: want a whole number and a unit (MB, GB or TB), e.g. 4GB"},
+		{"4096kB", "memory 4096kB: unknown unit kB; PGTune takes MB, GB or TB"},
+		{"99999999999999999999GB", "memory 99999999999999999999GB: too large"},
 	}
 	for _, c := range bad {
-		if _, err := ParseMemory(c.in); err == nil || err.Error() != c.want {
+		_, err := ParseMemory(c.in)
+		var ie *InputError
+		if !errors.As(err, &ie) || err.Error() != c.want || ie.Input != "memory" || ie.Value != c.in {
 			t.Errorf("ParseMemory(%q) err = %v, want %q", c.in, err, c.want)
 		}
 	}
@@ -75,7 +78,7 @@ func TestParseNames(t *testing.T) {
 		}
 	}
 	for _, v := range []string{"9", "9.6", "19", "17.2", "", "x"} {
-		if _, err := ParseVersion(v); err == nil || !strings.Contains(err.Error(), "PGTune knows 10 to 18") {
+		if _, err := ParseVersion(v); err == nil || !strings.HasSuffix(err.Error(), ": PGTune knows PostgreSQL 10 to 18") {
 			t.Errorf("ParseVersion(%q) err = %v", v, err)
 		}
 	}
@@ -138,13 +141,13 @@ func TestValidate(t *testing.T) {
 		in   Inputs
 		want string
 	}{
-		{with(func(in *Inputs) { in.Memory = mb(511) }), "memory must be at least 512 MB, not 511 MB (PGTune's minimum)"},
-		{with(func(in *Inputs) { in.Memory = gb(1000000) }), "memory must be at most 999999 GB, not 1000000 GB (PGTune's maximum; use a larger unit)"},
-		{with(func(in *Inputs) { in.Connections = 19 }), "connections must be from 20 to 999999, not 19"},
-		{with(func(in *Inputs) { in.Connections = 1000000 }), "connections must be from 20 to 999999, not 1000000"},
-		{with(func(in *Inputs) { in.CPUs = 1000000 }), "CPUs must be at most 999999, not 1000000"},
-		{with(func(in *Inputs) { in.Version = 19 }), "unknown PostgreSQL version 19: PGTune knows 10 to 18"},
-		{with(func(in *Inputs) { in.Memory = Memory{} }), "total memory is required and must be greater than zero"},
+		{with(func(in *Inputs) { in.Memory = mb(511) }), "memory 511MB: must be at least 512 MB (PGTune's minimum)"},
+		{with(func(in *Inputs) { in.Memory = gb(1000000) }), "memory 1000000GB: must be at most 999999 GB (PGTune's maximum); use a larger unit"},
+		{with(func(in *Inputs) { in.Connections = 19 }), "connections 19: must be from 20 to 999999 (PGTune's limits)"},
+		{with(func(in *Inputs) { in.Connections = 1000000 }), "connections 1000000: must be from 20 to 999999 (PGTune's limits)"},
+		{with(func(in *Inputs) { in.CPUs = 1000000 }), "cpus 1000000: must be at most 999999 (PGTune's maximum)"},
+		{with(func(in *Inputs) { in.Version = 19 }), "pg-version 19: PGTune knows PostgreSQL 10 to 18"},
+		{with(func(in *Inputs) { in.Memory = Memory{} }), `memory "": total memory is required`},
 	}
 	for _, c := range bad {
 		if err := c.in.Validate(); err == nil || err.Error() != c.want {

@@ -1,6 +1,7 @@
 package tune
 
 import (
+	"errors"
 	"math"
 	"reflect"
 	"strings"
@@ -290,7 +291,7 @@ func TestUpstreamWarnings(t *testing.T) {
 // without a total memory.
 func TestUpstreamIsConfigured(t *testing.T) {
 	in := DefaultInputs()
-	if _, err := Recommend(in); err == nil || !strings.Contains(err.Error(), "memory is required") {
+	if _, err := Recommend(in); err == nil || !strings.Contains(err.Error(), "total memory is required") {
 		t.Errorf("Recommend without memory: err = %v, want 'memory is required'", err)
 	}
 	in.Memory = gb(100)
@@ -433,22 +434,23 @@ func TestRecommendRejects(t *testing.T) {
 		in   Inputs
 		want string
 	}{
-		{"version 9", with(func(in *Inputs) { in.Version = 9 }), "unknown PostgreSQL version 9"},
-		{"version 19", with(func(in *Inputs) { in.Version = 19 }), "unknown PostgreSQL version 19"},
-		{"os", with(func(in *Inputs) { in.OS = "bsd" }), `unknown OS "bsd"`},
-		{"workload", with(func(in *Inputs) { in.Workload = "" }), `unknown type ""`},
-		{"storage", with(func(in *Inputs) { in.Storage = "tape" }), `unknown storage "tape"`},
-		{"db size", with(func(in *Inputs) { in.DBSize = "" }), `unknown database size ""`},
-		{"unit", with(func(in *Inputs) { in.Memory.Unit = "XB" }), `unknown memory unit "XB"`},
-		{"negative memory", with(func(in *Inputs) { in.Memory.Amount = -1 }), "greater than zero"},
-		{"negative cpus", with(func(in *Inputs) { in.CPUs = -1 }), "CPUs must be greater than zero"},
-		{"negative connections", with(func(in *Inputs) { in.Connections = -5 }), "connections must be at least 20"},
+		{"version 9", with(func(in *Inputs) { in.Version = 9 }), "tune: pg-version 9: PGTune knows PostgreSQL 10 to 18"},
+		{"version 19", with(func(in *Inputs) { in.Version = 19 }), "tune: pg-version 19: PGTune knows PostgreSQL 10 to 18"},
+		{"os", with(func(in *Inputs) { in.OS = "bsd" }), "tune: os bsd: unknown OS; want linux, windows or mac"},
+		{"workload", with(func(in *Inputs) { in.Workload = "" }), `tune: type "": unknown type; want web, oltp, dw, desktop or mixed`},
+		{"storage", with(func(in *Inputs) { in.Storage = "tape" }), "tune: storage tape: unknown storage; want ssd, hdd, san or nvme"},
+		{"db size", with(func(in *Inputs) { in.DBSize = "" }), `tune: db-size "": unknown database size; want less_ram (fits in RAM), mid_ram (1x-3x RAM) or greater_ram (over 3x RAM)`},
+		{"unit", with(func(in *Inputs) { in.Memory.Unit = "XB" }), `tune: memory 4XB: unknown unit "XB"; PGTune takes MB, GB or TB`},
+		{"negative memory", with(func(in *Inputs) { in.Memory.Amount = -1 }), "tune: memory -1GB: must be greater than zero"},
+		{"negative cpus", with(func(in *Inputs) { in.CPUs = -1 }), "tune: cpus -1: must be greater than zero"},
+		{"negative connections", with(func(in *Inputs) { in.Connections = -5 }), "tune: connections -5: must be at least 20"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			_, err := Recommend(c.in)
-			if err == nil || !strings.Contains(err.Error(), c.want) {
-				t.Errorf("err = %v, want one containing %q", err, c.want)
+			var ie *InputError
+			if err == nil || err.Error() != c.want || !errors.As(err, &ie) {
+				t.Errorf("err = %v, want the InputError %q", err, c.want)
 			}
 		})
 	}
