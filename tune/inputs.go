@@ -100,18 +100,24 @@ func (m Memory) String() string { return fmt.Sprintf("%d %s", m.Amount, m.Unit) 
 // IsZero reports whether no memory was given.
 func (m Memory) IsZero() bool { return m.Amount == 0 }
 
-// MemoryFromKB returns kb as a Memory in the largest unit that holds it
-// exactly, rounding down to whole megabytes first (as PGTune takes no finer
-// unit). It is meant for memory measured on a machine or read from a server.
+// MemoryFromKB returns kb as a Memory that PGTune takes: whole megabytes
+// (rounded down), in GB or TB when that unit holds them exactly. Beyond
+// 999999 MB (PGTune's largest number) it rounds down to whole GB, and beyond
+// 999999 GB to whole TB. It is meant for memory measured on a machine or
+// read from a server.
 func MemoryFromKB(kb int64) Memory {
 	mb := kb / 1024
 	switch {
 	case mb > 0 && mb%(1<<20) == 0:
 		return Memory{Amount: mb >> 20, Unit: UnitTB}
-	case mb > 0 && mb%(1<<10) == 0:
+	case mb > 0 && mb%(1<<10) == 0 && mb>>10 <= MaxNumericValue:
+		return Memory{Amount: mb >> 10, Unit: UnitGB}
+	case mb <= MaxNumericValue:
+		return Memory{Amount: mb, Unit: UnitMB}
+	case mb>>10 <= MaxNumericValue:
 		return Memory{Amount: mb >> 10, Unit: UnitGB}
 	}
-	return Memory{Amount: mb, Unit: UnitMB}
+	return Memory{Amount: mb >> 20, Unit: UnitTB}
 }
 
 // InputError is an input that PGTune does not take.

@@ -63,6 +63,10 @@ func TestMemoryFromKB(t *testing.T) {
 		{3 << 30, Memory{3, UnitTB}},
 		{1536 << 10, mb(1536)},
 		{1000, mb(0)},
+		{999999 << 10, mb(999999)},
+		{(1000000 << 10) + 5, gb(976)}, // 976.56 GB
+		{(2000 << 20) + 7, gb(2000)},   // above 999999 MB
+		{(1000000 << 20) + 9, Memory{976, UnitTB}},
 	}
 	for _, c := range cases {
 		if got := MemoryFromKB(c.kb); got != c.want {
