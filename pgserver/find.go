@@ -80,10 +80,15 @@ func (f *Finder) candidates(ctx context.Context) []candidate {
 		if real, err := filepath.EvalSymlinks(abs); err == nil {
 			abs = real
 		}
-		if seen[abs] {
+		// Directories of symlinks to another's programs are the same binaries.
+		key := abs
+		if real, err := filepath.EvalSymlinks(filepath.Join(abs, "postgres")); err == nil {
+			key = filepath.Dir(real)
+		}
+		if seen[key] {
 			return
 		}
-		seen[abs] = true
+		seen[key] = true
 		out = append(out, candidate{abs, source})
 	}
 	if f != nil && f.PgBin != "" {

@@ -124,6 +124,12 @@ func Start(ctx context.Context, opts Options) (_ *Instance, err error) {
 			return nil, fmt.Errorf("create instance directory: %w", err)
 		}
 	}
+	if err := checkReachable(inst.dir, su); err != nil {
+		if inst.temp {
+			os.RemoveAll(inst.dir)
+		}
+		return nil, err
+	}
 	defer func() {
 		if err != nil {
 			inst.kill()
@@ -304,6 +310,37 @@ func (i *Instance) initdb(ctx context.Context) error {
 		return fmt.Errorf("postgresql.conf: %w", err)
 	}
 	return nil
+}
+
+// checkReachable fails when the server user cannot traverse one of dir's
+// parent directories (root's home, a private temporary directory, ...).
+func checkReachable(dir string, su *ServerUser) error {
+	if su.Self {
+		return nil
+	}
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return err
+	}
+	for p := filepath.Dir(abs); ; p = filepath.Dir(p) {
+		st, err := os.Stat(p)
+		if err != nil {
+			return fmt.Errorf("instance directory %s: %w", dir, err)
+		}
+		sys, ok := st.Sys().(*syscall.Stat_t)
+		if ok {
+			mode := st.Mode().Perm()
+			can := mode&0o001 != 0 ||
+				(int(sys.Uid) == su.UID && mode&0o100 != 0) ||
+				(int(sys.Gid) == su.GID && mode&0o010 != 0)
+			if !can {
+				return fmt.Errorf("the server user %s cannot reach %s: %s is mode %04o; use a directory every user can traverse (e.g. under /var/lib or /tmp)", su.Name, dir, p, mode)
+			}
+		}
+		if p == filepath.Dir(p) {
+			return nil
+		}
+	}
 }
 
 func onOff(b bool) string {

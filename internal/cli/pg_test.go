@@ -1,0 +1,204 @@
+package cli_test
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/pglab/pglab/internal/pgtest"
+)
+
+func TestRootHelpListsCommands(t *testing.T) {
+	r := run(t, "--help")
+	if r.code != 0 {
+		t.Fatalf("--help: exit %d: %s", r.code, r.stderr)
+	}
+	for _, c := range []string{"pg", "doctor", "version"} {
+		if !strings.Contains(r.stdout, "\n  "+c+" ") {
+			t.Errorf("--help does not list %q:\n%s", c, r.stdout)
+		}
+	}
+}
+
+func TestVersionCommand(t *testing.T) {
+	r := run(t, "version")
+	if r.code != 0 || !strings.HasPrefix(r.stdout, "pglab ") {
+		t.Fatalf("version: %d %q %q", r.code, r.stdout, r.stderr)
+	}
+}
+
+func TestPgStartBadInput(t *testing.T) {
+	t.Setenv("XDG_STATE_HOME", pgtest.TempDir(t))
+	pgtest.Binaries(t, pgtest.DefaultVersion())
+	cases := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"pg", "start", "--version", "12"}, "PostgreSQL 12 is not supported"},
+		{[]string{"pg", "start", "--version", "abc"}, `invalid PostgreSQL version "abc"`},
+		{[]string{"pg", "start"}, "--version is required"},
+		{[]string{"pg", "start", "--version", "17", "--set", "no_such_param=1"}, `--set no_such_param=1: unrecognized configuration parameter "no_such_param"`},
+		{[]string{"pg", "start", "--version", "17", "--set", "shared_buffers=lots"}, `--set shared_buffers=lots: invalid value for parameter "shared_buffers": "lots"`},
+		{[]string{"pg", "start", "--version", "17", "--set", "=1"}, `invalid setting "=1"`},
+		{[]string{"pg", "start", "--version", "17", "--checksums", "maybe"}, "--checksums must be on or off"},
+		{[]string{"pg", "start", "--version", "17", "--name", "a/b"}, `invalid instance name "a/b"`},
+		{[]string{"pg", "start", "--version", "17", "--bogus"}, "unknown flag: --bogus"},
+		{[]string{"pg", "stop"}, "name an instance"},
+		{[]string{"pg", "stop", "nosuch"}, `no such instance "nosuch"`},
+		{[]string{"pg", "install"}, "name at least one version"},
+		{[]string{"pg", "install", "12"}, "PostgreSQL 12 is not supported"},
+		{[]string{"nosuch"}, `unknown command "nosuch"`},
+	}
+	for _, c := range cases {
+		t.Run(strings.Join(c.args, " "), func(t *testing.T) {
+			r := run(t, append([]string{"--quiet"}, c.args...)...)
+			assertOneLineError(t, r, c.want)
+		})
+	}
+	if left := postgresProcessesUnder(os.Getenv("XDG_STATE_HOME")); len(left) > 0 {
+		t.Errorf("processes left: %v", left)
+	}
+}
+
+// TestPgStartStop is the issue's acceptance path: start prints a DSN, the
+// setting took, stop leaves no process.
+func TestPgStartStop(t *testing.T) {
+	state := pgtest.TempDir(t)
+	t.Setenv("XDG_STATE_HOME", state)
+	pgtest.Binaries(t, pgtest.DefaultVersion())
+	r := run(t, "pg", "start", "--version", pgtest.DefaultVersion(), "--name", "a", "--set", "shared_buffers=256MB")
+	if r.code != 0 {
+		t.Fatalf("pg start: exit %d: %s", r.code, r.stderr)
+	}
+	dsn := strings.TrimSpace(r.stdout)
+	if !strings.HasPrefix(dsn, "postgres://postgres:") || strings.Count(r.stdout, "\n") != 1 {
+		t.Fatalf("stdout = %q, want one DSN line", r.stdout)
+	}
+	pw := dsn[len("postgres://postgres:"):strings.Index(dsn, "@")]
+	if strings.Contains(r.stderr, pw) {
+		t.Errorf("password printed on stderr: %s", r.stderr)
+	}
+	t.Cleanup(func() { run(t, "pg", "stop", "--remove", "a") })
+	out, err := exec.Command("psql", dsn, "-XAtc", "show shared_buffers").CombinedOutput()
+	if err != nil || strings.TrimSpace(string(out)) != "256MB" {
+		t.Fatalf("psql show shared_buffers: %q %v", out, err)
+	}
+	st := run(t, "pg", "status")
+	if st.code != 0 || !strings.Contains(st.stdout, "running") || strings.Contains(st.stdout, pw) {
+		t.Errorf("pg status: %d %q", st.code, st.stdout)
+	}
+	if r := run(t, "--quiet", "pg", "stop", "a"); r.code != 0 {
+		t.Fatalf("pg stop: %d %s", r.code, r.stderr)
+	}
+	if left := postgresProcessesUnder(state); len(left) > 0 {
+		t.Fatalf("processes left after stop: %v", left)
+	}
+	st = run(t, "pg", "status")
+	if !strings.Contains(st.stdout, "stopped") {
+		t.Errorf("pg status after stop: %q", st.stdout)
+	}
+}
+
+// TestPgStartSIGTERM sends SIGTERM to a separate pglab process at several
+// moments of 'pg start' (initdb, server start-up) and checks that it exits
+// 143 and leaves no server process behind.
+func TestPgStartSIGTERM(t *testing.T) {
+	bin := pglabBinary(t)
+	pgtest.Binaries(t, pgtest.DefaultVersion())
+	for _, delay := range []time.Duration{100 * time.Millisecond, 400 * time.Millisecond, 800 * time.Millisecond} {
+		t.Run(delay.String(), func(t *testing.T) {
+			state := pgtest.TempDir(t)
+			cmd := exec.Command(bin, "pg", "start", "--version", pgtest.DefaultVersion(), "--name", "sig")
+			cmd.Env = append(os.Environ(), "XDG_STATE_HOME="+state)
+			var stderr bytes.Buffer
+			cmd.Stderr = &stderr
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			time.Sleep(delay)
+			cmd.Process.Signal(syscall.SIGTERM)
+			err := cmd.Wait()
+			code := cmd.ProcessState.ExitCode()
+			if err == nil {
+				// The start won the race: the instance is detached on purpose.
+				t.Logf("start finished before SIGTERM; stopping it")
+				run(t, "pg", "stop", "--remove", "sig")
+			} else if code != 143 {
+				t.Errorf("exit code %d, want 143; stderr:\n%s", code, stderr.String())
+			}
+			time.Sleep(100 * time.Millisecond)
+			if left := postgresProcessesUnder(state); len(left) > 0 {
+				t.Errorf("processes left: %v", left)
+			}
+		})
+	}
+}
+
+// TestPgStopRemovesAll checks --all and the state after it.
+func TestPgTwoVersionsSideBySide(t *testing.T) {
+	state := pgtest.TempDir(t)
+	t.Setenv("XDG_STATE_HOME", state)
+	versions := pgtest.Versions()
+	if len(versions) < 2 {
+		t.Fatalf("PGLAB_TEST_VERSIONS must name two versions, has %v", versions)
+	}
+	dsns := map[string]string{}
+	for _, v := range versions[:2] {
+		pgtest.Binaries(t, v)
+		r := run(t, "--quiet", "pg", "start", "--version", v)
+		if r.code != 0 {
+			t.Fatalf("pg start %s: %s", v, r.stderr)
+		}
+		dsns[v] = strings.TrimSpace(r.stdout)
+	}
+	t.Cleanup(func() { run(t, "pg", "stop", "--all", "--remove") })
+	for v, dsn := range dsns {
+		ctx := context.Background()
+		conn, err := pgx.Connect(ctx, dsn)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var num string
+		conn.QueryRow(ctx, "show server_version_num").Scan(&num)
+		conn.Close(ctx)
+		if !strings.HasPrefix(num, v) {
+			t.Errorf("server for %s reports %s", v, num)
+		}
+	}
+	if r := run(t, "--quiet", "pg", "stop", "--all"); r.code != 0 {
+		t.Fatalf("pg stop --all: %s", r.stderr)
+	}
+	if left := postgresProcessesUnder(state); len(left) > 0 {
+		t.Fatalf("processes left: %v", left)
+	}
+}
+
+// postgresProcessesUnder lists live processes whose command line mentions
+// dir.
+func postgresProcessesUnder(dir string) []string {
+	ents, _ := os.ReadDir("/proc")
+	var out []string
+	for _, e := range ents {
+		pid := e.Name()
+		if pid[0] < '0' || pid[0] > '9' {
+			continue
+		}
+		cmdline, err := os.ReadFile(filepath.Join("/proc", pid, "cmdline"))
+		if err != nil || !strings.Contains(string(cmdline), dir) {
+			continue
+		}
+		stat, _ := os.ReadFile(filepath.Join("/proc", pid, "stat"))
+		if i := strings.LastIndexByte(string(stat), ')'); i > 0 && i+2 < len(stat) && stat[i+2] == 'Z' {
+			continue
+		}
+		out = append(out, pid+": "+strings.ReplaceAll(string(cmdline), "\x00", " "))
+	}
+	return out
+}

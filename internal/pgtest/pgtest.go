@@ -1,0 +1,241 @@
+// Package pgtest gives Go tests real PostgreSQL servers, started and
+// stopped by the tests themselves through pgserver: one shared server per
+// major version and test binary (started on first use, stopped by Main),
+// or a throwaway server per test. Tests never skip for want of a server:
+// when binaries are missing they fail and say how to install them.
+//
+// A package using Shared must run its tests through Main:
+//
+//	func TestMain(m *testing.M) { pgtest.Main(m) }
+package pgtest
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"os"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/pglab/pglab/pgserver"
+)
+
+// InstallHint tells a developer how to get the server binaries tests use.
+const InstallHint = "install them with 'go run ./cmd/pglab pg install 16 17 18' (or run 'make test', which does), or point PGLAB_PG_BIN at a directory holding postgres, initdb and pg_ctl"
+
+var (
+	mu        sync.Mutex
+	shared    = map[string]*pgserver.Instance{}
+	sharedErr = map[string]error{}
+	mainRuns  bool
+)
+
+// Main runs the package's tests, then stops every shared server, and exits.
+func Main(m *testing.M) {
+	mu.Lock()
+	mainRuns = true
+	mu.Unlock()
+	code := m.Run()
+	StopShared()
+	os.Exit(code)
+}
+
+// StopShared stops and removes the shared servers.
+func StopShared() {
+	mu.Lock()
+	defer mu.Unlock()
+	for v, inst := range shared {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		inst.Destroy(ctx)
+		cancel()
+		delete(shared, v)
+	}
+}
+
+// Versions returns the major versions the tests use, from
+// $PGLAB_TEST_VERSIONS (comma-separated), default "17,16". The first is the
+// default version.
+func Versions() []string {
+	v := os.Getenv("PGLAB_TEST_VERSIONS")
+	if v == "" {
+		v = "17,16"
+	}
+	var out []string
+	for _, p := range strings.Split(v, ",") {
+		if p = strings.TrimSpace(p); p != "" {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// DefaultVersion is the first of Versions().
+func DefaultVersion() string { return Versions()[0] }
+
+// Binaries returns server binaries of a major version, or fails the test
+// with instructions.
+func Binaries(t testing.TB, version string) *pgserver.Binaries {
+	t.Helper()
+	b, err := findBinaries(version)
+	if err != nil {
+		t.Fatalf("PostgreSQL %s for tests: %v; %s", version, err, InstallHint)
+	}
+	return b
+}
+
+func findBinaries(version string) (*pgserver.Binaries, error) {
+	spec, err := pgserver.ParseVersionSpec(version)
+	if err != nil {
+		return nil, err
+	}
+	return (&pgserver.Finder{}).Find(context.Background(), spec)
+}
+
+// Shared returns a running server of the given major version ("" means
+// DefaultVersion()), shared by all tests of the test binary. Tests using it
+// must leave server-wide settings as they found them and should work in
+// their own database (see CreateDB).
+func Shared(t testing.TB, version string) *pgserver.Instance {
+	t.Helper()
+	if version == "" {
+		version = DefaultVersion()
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if !mainRuns {
+		t.Fatalf("pgtest.Shared needs the package's TestMain to call pgtest.Main(m)")
+	}
+	if inst, ok := shared[version]; ok {
+		return inst
+	}
+	if err, ok := sharedErr[version]; ok {
+		t.Fatalf("shared PostgreSQL %s: %v", version, err)
+	}
+	b, err := findBinaries(version)
+	if err != nil {
+		sharedErr[version] = fmt.Errorf("%v; %s", err, InstallHint)
+		t.Fatalf("shared PostgreSQL %s: %v", version, sharedErr[version])
+	}
+	inst, err := pgserver.Start(context.Background(), pgserver.Options{
+		Binaries: b,
+		Name:     "test" + version,
+		Settings: []pgserver.Setting{{Name: "max_connections", Value: "300"}},
+	})
+	if err != nil {
+		sharedErr[version] = err
+		t.Fatalf("start shared PostgreSQL %s: %v", version, err)
+	}
+	shared[version] = inst
+	return inst
+}
+
+// Options describe a throwaway server for New.
+type Options struct {
+	// Version is a major version; "" means DefaultVersion().
+	Version   string
+	Checksums bool
+	Settings  []pgserver.Setting
+}
+
+// New starts a server for this test alone; it is destroyed when the test
+// ends.
+func New(t testing.TB, opts Options) *pgserver.Instance {
+	t.Helper()
+	if opts.Version == "" {
+		opts.Version = DefaultVersion()
+	}
+	b := Binaries(t, opts.Version)
+	ctx, cancel := context.WithCancel(context.Background())
+	inst, err := pgserver.Start(ctx, pgserver.Options{
+		Binaries:  b,
+		Name:      "test" + opts.Version,
+		Checksums: opts.Checksums,
+		Settings:  opts.Settings,
+	})
+	if err != nil {
+		cancel()
+		t.Fatalf("start PostgreSQL %s: %v", opts.Version, err)
+	}
+	t.Cleanup(func() {
+		dctx, dcancel := context.WithTimeout(context.Background(), time.Minute)
+		defer dcancel()
+		if err := inst.Destroy(dctx); err != nil {
+			t.Errorf("destroy test server: %v", err)
+		}
+		cancel()
+	})
+	return inst
+}
+
+// CreateDB creates a database of its own for the test on inst and returns
+// its DSN; the database is dropped when the test ends.
+func CreateDB(t testing.TB, inst *pgserver.Instance) string {
+	t.Helper()
+	var b [6]byte
+	rand.Read(b[:])
+	name := "t_" + hex.EncodeToString(b[:])
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	conn, err := pgx.Connect(ctx, inst.DSNFor("postgres"))
+	if err != nil {
+		t.Fatalf("connect to test server: %v", err)
+	}
+	defer conn.Close(context.Background())
+	if _, err := conn.Exec(ctx, "CREATE DATABASE "+name); err != nil {
+		t.Fatalf("create test database: %v", err)
+	}
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		conn, err := pgx.Connect(ctx, inst.DSNFor("postgres"))
+		if err != nil {
+			return // the server may be gone (a test that stopped it)
+		}
+		defer conn.Close(context.Background())
+		conn.Exec(ctx, "DROP DATABASE IF EXISTS "+name+" WITH (FORCE)")
+	})
+	return inst.DSNFor(name)
+}
+
+// Connect opens a connection closed at the end of the test.
+func Connect(t testing.TB, dsn string) *pgx.Conn {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	conn, err := pgx.Connect(ctx, dsn)
+	if err != nil {
+		t.Fatalf("connect: %v", err)
+	}
+	t.Cleanup(func() { conn.Close(context.Background()) })
+	return conn
+}
+
+// QueryString runs a query returning one text value, failing the test on
+// error.
+func QueryString(t testing.TB, conn *pgx.Conn, sql string, args ...any) string {
+	t.Helper()
+	var s string
+	if err := conn.QueryRow(context.Background(), sql, args...).Scan(&s); err != nil {
+		t.Fatalf("%s: %v", sql, err)
+	}
+	return s
+}
+
+// TempDir returns a directory removed at the end of the test that the
+// server user can traverse (t.TempDir's are private to the test's user).
+func TempDir(t testing.TB) string {
+	t.Helper()
+	dir, err := os.MkdirTemp(pgserver.TempRoot(), "pglab-test-")
+	if err != nil {
+		t.Fatalf("temp dir: %v", err)
+	}
+	if err := os.Chmod(dir, 0o755); err != nil {
+		t.Fatalf("temp dir: %v", err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	return dir
+}

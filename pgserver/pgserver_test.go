@@ -1,0 +1,315 @@
+package pgserver_test
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/pglab/pglab/internal/pgtest"
+	"github.com/pglab/pglab/pgserver"
+)
+
+func TestMain(m *testing.M) { pgtest.Main(m) }
+
+func show(t *testing.T, inst *pgserver.Instance, name string) string {
+	t.Helper()
+	conn := pgtest.Connect(t, inst.DSN())
+	return pgtest.QueryString(t, conn, "SELECT current_setting($1)", name)
+}
+
+// TestVersions starts a server of every test version with the same
+// explicit initdb choices and checks what each reports.
+func TestVersions(t *testing.T) {
+	for _, v := range pgtest.Versions() {
+		t.Run("pg"+v, func(t *testing.T) {
+			inst := pgtest.New(t, pgtest.Options{Version: v, Settings: []pgserver.Setting{{Name: "shared_buffers", Value: "64MB"}, {Name: "work_mem", Value: "8MB"}}})
+			conn := pgtest.Connect(t, inst.DSN())
+			num := pgtest.QueryString(t, conn, "SELECT current_setting('server_version_num')")
+			if !strings.HasPrefix(num, v) {
+				t.Errorf("server_version_num = %s, want %s…", num, v)
+			}
+			for name, want := range map[string]string{
+				"shared_buffers":          "64MB",
+				"work_mem":                "8MB",
+				"data_checksums":          "off",
+				"server_encoding":         "UTF8",
+				"listen_addresses":        "127.0.0.1",
+				"unix_socket_permissions": "0700",
+				"password_encryption":     "scram-sha-256",
+			} {
+				if got := pgtest.QueryString(t, conn, "SELECT current_setting($1)", name); got != want {
+					t.Errorf("%s = %q, want %q", name, got, want)
+				}
+			}
+			if got := pgtest.QueryString(t, conn, "SELECT datcollate FROM pg_database WHERE datname = current_database()"); got != "C" {
+				t.Errorf("datcollate = %q, want C", got)
+			}
+			if got := pgtest.QueryString(t, conn, "SELECT current_database()"); got != "pglab" {
+				t.Errorf("database = %q, want pglab", got)
+			}
+			st, err := os.Stat(inst.SocketDir())
+			if err != nil || st.Mode().Perm() != 0o700 {
+				t.Errorf("socket dir mode = %v (%v), want 0700", st.Mode().Perm(), err)
+			}
+			st, err = os.Stat(filepath.Join(inst.Dir(), "password"))
+			if err != nil || st.Mode().Perm() != 0o600 {
+				t.Errorf("password file mode = %v (%v), want 0600", st.Mode().Perm(), err)
+			}
+			// A wrong password is refused: TCP auth is scram-sha-256, not trust.
+			bad := strings.Replace(inst.DSN(), inst.Password(), "wrong"+inst.Password(), 1)
+			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			defer cancel()
+			if c, err := pgx.Connect(ctx, bad); err == nil {
+				c.Close(ctx)
+				t.Errorf("connected with a wrong password")
+			} else if !strings.Contains(err.Error(), "password authentication failed") {
+				t.Errorf("wrong password: %v", err)
+			}
+		})
+	}
+}
+
+func TestChecksumsExplicit(t *testing.T) {
+	inst := pgtest.New(t, pgtest.Options{Checksums: true})
+	if got := show(t, inst, "data_checksums"); got != "on" {
+		t.Errorf("data_checksums = %s, want on", got)
+	}
+}
+
+// TestChecksumsOff18 checks that PostgreSQL 18, whose initdb turns
+// checksums on by default, gets them off like every other version.
+func TestChecksumsOff18(t *testing.T) {
+	inst := pgtest.New(t, pgtest.Options{Version: "18"})
+	if got := show(t, inst, "data_checksums"); got != "off" {
+		t.Errorf("PostgreSQL 18 data_checksums = %s, want off", got)
+	}
+}
+
+func TestRestartAppliesSettings(t *testing.T) {
+	inst := pgtest.New(t, pgtest.Options{})
+	port := inst.Port()
+	ctx := context.Background()
+	if err := inst.Restart(ctx, []pgserver.Setting{{Name: "shared_buffers", Value: "48MB"}}); err != nil {
+		t.Fatal(err)
+	}
+	if got := show(t, inst, "shared_buffers"); got != "48MB" {
+		t.Errorf("after restart shared_buffers = %s, want 48MB", got)
+	}
+	if inst.Port() != port {
+		t.Logf("port changed %d -> %d (was taken)", port, inst.Port())
+	}
+	err := inst.Restart(ctx, []pgserver.Setting{{Name: "shared_buffers", Value: "lots"}})
+	var se *pgserver.SettingError
+	if !errors.As(err, &se) {
+		t.Fatalf("restart with a bad value: %v, want a SettingError", err)
+	}
+	if !inst.Running() {
+		t.Errorf("a refused restart stopped the server")
+	}
+}
+
+func TestBadSettings(t *testing.T) {
+	b := pgtest.Binaries(t, pgtest.DefaultVersion())
+	cases := []struct {
+		set  pgserver.Setting
+		want string
+	}{
+		{pgserver.Setting{Name: "no_such_param", Value: "1"}, `unrecognized configuration parameter "no_such_param"`},
+		{pgserver.Setting{Name: "shared_buffers", Value: "lots"}, `invalid value for parameter "shared_buffers": "lots"`},
+		{pgserver.Setting{Name: "work_mem", Value: "-5"}, `outside the valid range for parameter "work_mem"`},
+	}
+	for _, c := range cases {
+		t.Run(c.set.Name, func(t *testing.T) {
+			root := pgtest.TempDir(t)
+			t.Setenv("PGLAB_TMPDIR", root)
+			_, err := pgserver.Start(context.Background(), pgserver.Options{Binaries: b, Settings: []pgserver.Setting{c.set}})
+			if err == nil || !strings.Contains(err.Error(), c.want) {
+				t.Fatalf("err = %v, want it to contain %q", err, c.want)
+			}
+			if !strings.HasPrefix(err.Error(), "--set "+c.set.String()+": ") {
+				t.Errorf("err = %q, want it to name the setting", err)
+			}
+			if ents, _ := os.ReadDir(root); len(ents) != 0 {
+				t.Errorf("a failed start left %d entries in %s", len(ents), root)
+			}
+		})
+	}
+}
+
+// TestStartFailureQuotesLog checks that a server refusing to start gives
+// an error quoting its log, and leaves nothing running.
+// TestUnreachableDir checks that an instance directory the server user
+// cannot reach is a clear error, not a failure deep inside initdb.
+func TestUnreachableDir(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Log("not root: the server runs as this user, who can reach its own directories")
+		return
+	}
+	b := pgtest.Binaries(t, pgtest.DefaultVersion())
+	closed := t.TempDir() // 0700, owned by root
+	_, err := pgserver.Start(context.Background(), pgserver.Options{Binaries: b, Dir: filepath.Join(closed, "x", "inst")})
+	if err == nil || !strings.Contains(err.Error(), "cannot reach") {
+		t.Fatalf("err = %v, want 'cannot reach'", err)
+	}
+}
+
+func TestStartFailureQuotesLog(t *testing.T) {
+	b := pgtest.Binaries(t, pgtest.DefaultVersion())
+	root := pgtest.TempDir(t)
+	t.Setenv("PGLAB_TMPDIR", root)
+	_, err := pgserver.Start(context.Background(), pgserver.Options{Binaries: b, Settings: []pgserver.Setting{
+		{Name: "max_connections", Value: "3"}, {Name: "superuser_reserved_connections", Value: "5"},
+	}})
+	if err == nil || !strings.Contains(err.Error(), "server log:") || !strings.Contains(err.Error(), "superuser_reserved_connections") {
+		t.Fatalf("err = %v, want the server log quoted", err)
+	}
+	if ents, _ := os.ReadDir(root); len(ents) != 0 {
+		t.Errorf("a failed start left %d entries", len(ents))
+	}
+}
+
+// TestCancelStopsServer checks that cancelling the context passed to Start
+// stops the server.
+func TestCancelStopsServer(t *testing.T) {
+	b := pgtest.Binaries(t, pgtest.DefaultVersion())
+	ctx, cancel := context.WithCancel(context.Background())
+	inst, err := pgserver.Start(ctx, pgserver.Options{Binaries: b})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer inst.Destroy(context.Background())
+	pid := inst.PID()
+	cancel()
+	deadline := time.Now().Add(30 * time.Second)
+	for processRunning(pid) && time.Now().Before(deadline) {
+		time.Sleep(20 * time.Millisecond)
+	}
+	if processRunning(pid) {
+		t.Fatalf("postmaster %d still running after cancel", pid)
+	}
+}
+
+// TestCancelDuringStart cancels at several points of a start and checks
+// that nothing is left behind.
+func TestCancelDuringStart(t *testing.T) {
+	b := pgtest.Binaries(t, pgtest.DefaultVersion())
+	for _, d := range []time.Duration{50 * time.Millisecond, 300 * time.Millisecond, 700 * time.Millisecond} {
+		root := pgtest.TempDir(t)
+		t.Setenv("PGLAB_TMPDIR", root)
+		ctx, cancel := context.WithTimeout(context.Background(), d)
+		inst, err := pgserver.Start(ctx, pgserver.Options{Binaries: b})
+		cancel()
+		if err == nil {
+			inst.Destroy(context.Background())
+			continue
+		}
+		if left := serverProcesses(root); len(left) > 0 {
+			t.Errorf("cancel after %v: processes left: %v", d, left)
+		}
+		if ents, _ := os.ReadDir(root); len(ents) != 0 {
+			t.Errorf("cancel after %v: %d entries left in %s", d, len(ents), root)
+		}
+	}
+}
+
+func TestNamedInstances(t *testing.T) {
+	state := pgtest.TempDir(t)
+	t.Setenv("XDG_STATE_HOME", state)
+	b := pgtest.Binaries(t, pgtest.DefaultVersion())
+	ctx := context.Background()
+	inst, err := pgserver.StartNamed(ctx, pgserver.Options{Binaries: b, Name: "n1", Settings: []pgserver.Setting{{Name: "shared_buffers", Value: "32MB"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { inst.Destroy(context.Background()) })
+	if _, err := pgserver.StartNamed(ctx, pgserver.Options{Binaries: b, Name: "n1"}); err == nil || !strings.Contains(err.Error(), "already running") {
+		t.Errorf("second start: %v, want 'already running'", err)
+	}
+	again, err := pgserver.OpenNamed("n1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !again.Running() || again.PID() != inst.PID() || again.DSN() != inst.DSN() {
+		t.Errorf("OpenNamed: running=%v pid=%d dsn match=%v", again.Running(), again.PID(), again.DSN() == inst.DSN())
+	}
+	list, err := pgserver.ListNamed()
+	if err != nil || len(list) != 1 || list[0].Name() != "n1" {
+		t.Fatalf("ListNamed = %v, %v", list, err)
+	}
+	pid := inst.PID()
+	if err := again.Stop(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if processRunning(pid) {
+		t.Fatalf("postmaster %d still running after stop", pid)
+	}
+	// Starting it again keeps its data and password.
+	re, err := pgserver.StartNamed(ctx, pgserver.Options{Binaries: b, Name: "n1", Settings: []pgserver.Setting{{Name: "shared_buffers", Value: "40MB"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if re.Password() != inst.Password() {
+		t.Errorf("password changed across restarts")
+	}
+	if got := show(t, re, "shared_buffers"); got != "40MB" {
+		t.Errorf("shared_buffers = %s, want 40MB", got)
+	}
+	if _, err := pgserver.OpenNamed("nope"); !errors.Is(err, pgserver.ErrNoInstance) {
+		t.Errorf("OpenNamed(nope) = %v", err)
+	}
+	if err := re.Destroy(ctx); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func processRunning(pid int) bool {
+	data, err := os.ReadFile(filepath.Join("/proc", itoa(pid), "stat"))
+	if err != nil {
+		return false
+	}
+	i := strings.LastIndexByte(string(data), ')')
+	return i > 0 && i+2 < len(data) && data[i+2] != 'Z'
+}
+
+func itoa(n int) string {
+	return fmtInt(n)
+}
+
+func fmtInt(n int) string {
+	if n == 0 {
+		return "0"
+	}
+	var b []byte
+	for n > 0 {
+		b = append([]byte{byte('0' + n%10)}, b...)
+		n /= 10
+	}
+	return string(b)
+}
+
+// serverProcesses lists live processes whose command line mentions dir.
+func serverProcesses(dir string) []string {
+	ents, _ := os.ReadDir("/proc")
+	var out []string
+	for _, e := range ents {
+		pid := e.Name()
+		if pid[0] < '0' || pid[0] > '9' {
+			continue
+		}
+		cmdline, err := os.ReadFile(filepath.Join("/proc", pid, "cmdline"))
+		if err != nil || !strings.Contains(string(cmdline), dir) {
+			continue
+		}
+		stat, _ := os.ReadFile(filepath.Join("/proc", pid, "stat"))
+		if i := strings.LastIndexByte(string(stat), ')'); i > 0 && i+2 < len(stat) && stat[i+2] == 'Z' {
+			continue
+		}
+		out = append(out, pid+":"+strings.ReplaceAll(string(cmdline), "\x00", " "))
+	}
+	return out
+}
