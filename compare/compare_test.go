@@ -628,3 +628,18 @@ func TestParseDirection(t *testing.T) {
 		t.Error(`ParseDirection("sideways") succeeded`)
 	}
 }
+
+// BenchmarkAnalyze measures one case: three targets of 20 repetitions.
+func BenchmarkAnalyze(b *testing.B) {
+	in := Input{Metric: Metric{Unit: TPS, Direction: HigherIsBetter}, Baseline: "pg16", Samples: map[string][]float64{}}
+	for i, name := range []string{"pg16", "pg17", "pg18"} {
+		for r := range 20 {
+			in.Samples[name] = append(in.Samples[name], 1000+float64(i*7)+float64((r*37)%20))
+		}
+	}
+	for b.Loop() {
+		if _, err := Analyze(in, Options{}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -1,0 +1,63 @@
+package compare_test
+
+import (
+	"fmt"
+
+	"github.com/pglab/pglab/compare"
+)
+
+func ExampleAnalyze() {
+	m := compare.Metric{Name: "vacuum_time", Unit: compare.Seconds, Direction: compare.LowerIsBetter}
+	res, err := compare.Analyze(compare.Input{
+		Metric:   m,
+		Baseline: "pg16",
+		Samples: map[string][]float64{
+			"pg16": {10.4, 10.6, 10.3, 10.5, 10.4, 10.2},
+			"pg17": {1.8, 1.9, 1.7, 1.8, 1.85, 1.75},
+			"pg18": {10.5, 10.3, 10.4},
+		},
+	}, compare.Options{})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	for _, s := range res.Targets {
+		fmt.Printf("%s: %s %q\n", s.Target, compare.FormatSummary(s, m), s.Warnings)
+	}
+	for _, c := range res.Changes {
+		fmt.Printf("%s: %s | %s | %s %q\n", c.Target, c, c.Detail(), c.Word(), c.Warnings)
+	}
+	// Output:
+	// pg16: 10.4 s ± 2 % []
+	// pg17: 1.8 s ± 6 % []
+	// pg18: 10.4 s ± ∞ ["need >= 6 samples for confidence interval at level 0.95"]
+	// pg17: -82.69% (p=0.002 n=6) | 10.4 s → 1.8 s, 5.8× faster | faster []
+	// pg18: ~ (p=1.000 n=6+3) | 10.4 s → 10.4 s, ~ | ~ []
+}
+
+func ExampleGeomean() {
+	tps := compare.Metric{Name: "tps", Unit: compare.TPS, Direction: compare.HigherIsBetter}
+	var results []*compare.Result
+	for _, c := range []map[string][]float64{
+		{"pg16": {1000, 1010, 990, 1005, 995, 1000}, "pg17": {1100, 1110, 1090, 1105, 1095, 1100}},
+		{"pg16": {4000, 4040, 3960, 4020, 3980, 4000}, "pg17": {4100, 4141, 4059, 4120, 4080, 4100}},
+	} {
+		res, err := compare.Analyze(compare.Input{Metric: tps, Baseline: "pg16", Samples: c}, compare.Options{})
+		if err != nil {
+			fmt.Println(err)
+			return
+		}
+		results = append(results, res)
+	}
+	row, err := compare.Geomean(results)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	for _, g := range row.Targets {
+		fmt.Printf("%s: %s (%s)\n", g.Target, compare.FormatValue(g.Value, tps.Unit), g.Delta)
+	}
+	// Output:
+	// pg16: 2,000 tps ()
+	// pg17: 2,124 tps (+6.18%)
+}
