@@ -629,17 +629,26 @@ func TestParseDirection(t *testing.T) {
 	}
 }
 
-// BenchmarkAnalyze measures one case: three targets of 20 repetitions.
+// BenchmarkAnalyze measures one case: three targets of 20 repetitions,
+// without ties between the values and with many (the exact U distribution
+// with ties costs much more).
 func BenchmarkAnalyze(b *testing.B) {
-	in := Input{Metric: Metric{Unit: TPS, Direction: HigherIsBetter}, Baseline: "pg16", Samples: map[string][]float64{}}
-	for i, name := range []string{"pg16", "pg17", "pg18"} {
-		for r := range 20 {
-			in.Samples[name] = append(in.Samples[name], 1000+float64(i*7)+float64((r*37)%20))
+	for _, tc := range []struct {
+		name string
+		jit  float64
+	}{{"distinct", 0.001}, {"ties", 0}} {
+		in := Input{Metric: Metric{Unit: TPS, Direction: HigherIsBetter}, Baseline: "pg16", Samples: map[string][]float64{}}
+		for i, name := range []string{"pg16", "pg17", "pg18"} {
+			for r := range 20 {
+				in.Samples[name] = append(in.Samples[name], 1000+float64(i*7)+float64((r*37)%20)+float64(i)*tc.jit)
+			}
 		}
-	}
-	for b.Loop() {
-		if _, err := Analyze(in, Options{}); err != nil {
-			b.Fatal(err)
-		}
+		b.Run(tc.name, func(b *testing.B) {
+			for b.Loop() {
+				if _, err := Analyze(in, Options{}); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }
