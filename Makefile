@@ -1,0 +1,16 @@
+# pglab — common tasks. `make test` is the test command of README and CI.
+
+.PHONY: build test vet fmt
+
+build:
+	go build -o pglab ./cmd/pglab
+
+# Installs what the tests need (Go modules, PostgreSQL 16-18 builds), then runs go test ./...
+test:
+	scripts/test
+
+vet:
+	go vet ./...
+
+fmt:
+	gofmt -l -w .
