@@ -167,8 +167,8 @@ func checkBenchstatCell(t *testing.T, res *Result, baseName, newName string, wan
 	if !ok1 || !ok2 || !ok3 {
 		t.Fatalf("result lacks %s or %s: %+v", baseName, newName, res)
 	}
-	if base.Range != want.baseRange || sum.Range != want.newRange {
-		t.Errorf("ranges = %q, %q; benchstat prints %q, %q", base.Range, sum.Range, want.baseRange, want.newRange)
+	if base.PctRange != want.baseRange || sum.PctRange != want.newRange {
+		t.Errorf("ranges = %q, %q; benchstat prints %q, %q", base.PctRange, sum.PctRange, want.baseRange, want.newRange)
 	}
 	if !slices.Equal(base.Warnings, want.baseWarn) || !slices.Equal(sum.Warnings, want.newWarn) {
 		t.Errorf("summary warnings = %q, %q; benchstat prints %q, %q", base.Warnings, sum.Warnings, want.baseWarn, want.newWarn)
@@ -347,7 +347,7 @@ func TestBenchstatCRCGolden(t *testing.T) {
 			sum, _ := res.Target("crc-new.txt")
 			c, _ := res.Change("crc-new.txt")
 			scaler := benchunit.CommonScale([]float64{base.Center, sum.Center}, benchunit.ClassOf(unit))
-			got := []string{scaler.Format(base.Center), "±", base.Range, scaler.Format(sum.Center), "±", sum.Range}
+			got := []string{scaler.Format(base.Center), "±", base.PctRange, scaler.Format(sum.Center), "±", sum.PctRange}
 			got = append(got, strings.Fields(c.Delta+" ("+c.Stats+")")...)
 			if !slices.Equal(got, row.fields) {
 				t.Errorf("%s:\n got  %q\n want %q", key, got, row.fields)

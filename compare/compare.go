@@ -1,7 +1,6 @@
 package compare
 
 import (
-	"errors"
 	"fmt"
 	"math"
 	"slices"
@@ -105,11 +104,11 @@ type Summary struct {
 	// 0).
 	Min, Max float64
 
-	// Range is the half-width of the interval as benchstat prints it
+	// PctRange is the half-width of the interval as benchstat prints it
 	// after "±": the larger of Hi/Center-1 and 1-Lo/Center as a whole
 	// percentage ("3%"), "∞" when the interval is unbounded, "?" when its
 	// bounds and Center differ in sign. Empty when N is 0.
-	Range string
+	PctRange string
 
 	// Warnings are problems the reader must see, in benchstat's words,
 	// e.g. "need >= 6 samples for confidence interval at level 0.95" or
@@ -210,23 +209,33 @@ const (
 // String returns the verdict's name: "unknown", "~", "same", "better",
 // "worse", "higher" or "lower". Change.Word gives the metric-specific word.
 func (v Verdict) String() string {
-	switch v {
-	case Unknown:
-		return "unknown"
-	case NotSignificant:
-		return "~"
-	case Same:
-		return "same"
-	case Better:
-		return "better"
-	case Worse:
-		return "worse"
-	case Higher:
-		return "higher"
-	case Lower:
-		return "lower"
+	if v < 0 || int(v) >= len(verdictNames) {
+		return fmt.Sprintf("Verdict(%d)", int(v))
 	}
-	return fmt.Sprintf("Verdict(%d)", int(v))
+	return verdictNames[v]
+}
+
+// verdictNames lists the names Verdict.String returns, by value.
+var verdictNames = []string{"unknown", "~", "same", "better", "worse", "higher", "lower"}
+
+// MarshalText encodes v as its name (see String), so that JSON shows
+// "better" rather than a number.
+func (v Verdict) MarshalText() ([]byte, error) {
+	if v < 0 || int(v) >= len(verdictNames) {
+		return nil, fmt.Errorf("compare: invalid verdict %d", int(v))
+	}
+	return []byte(verdictNames[v]), nil
+}
+
+// UnmarshalText decodes a name written by MarshalText.
+func (v *Verdict) UnmarshalText(text []byte) error {
+	for i, name := range verdictNames {
+		if name == string(text) {
+			*v = Verdict(i)
+			return nil
+		}
+	}
+	return fmt.Errorf("compare: unknown verdict %q", text)
 }
 
 // Word returns the verdict in the metric's terms: "faster" and "slower" for
@@ -409,7 +418,7 @@ func summarize(name string, values []float64, m Metric, confidence float64) Summ
 	s := assumption(m).Summary(sample, confidence)
 	sum.Center, sum.Lo, sum.Hi, sum.Confidence = s.Center, s.Lo, s.Hi, s.Confidence
 	sum.Min, sum.Max = sample.Values[0], sample.Values[len(sample.Values)-1]
-	sum.Range = s.PctRangeString()
+	sum.PctRange = s.PctRangeString()
 	sum.Warnings = appendWarnings(sum.Warnings, sample.Warnings)
 	sum.Warnings = appendWarnings(sum.Warnings, s.Warnings)
 	return sum
@@ -534,6 +543,3 @@ func appendWarnings(ws []string, errs []error) []string {
 	}
 	return ws
 }
-
-// errNoResults is returned by Geomean for an empty input.
-var errNoResults = errors.New("compare: geomean of no results")

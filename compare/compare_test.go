@@ -1,6 +1,7 @@
 package compare
 
 import (
+	"encoding/json"
 	"math"
 	"slices"
 	"strings"
@@ -213,8 +214,8 @@ func TestMedianCIAgainstBinomial(t *testing.T) {
 			}
 		}
 		if bestWidth < 0 {
-			if s.HasCI() || s.Range != "∞" || !slices.Equal(s.Warnings, []string{need6}) {
-				t.Errorf("n=%d: no 95 %% interval exists, got [%v, %v] range %q warnings %q", n, s.Lo, s.Hi, s.Range, s.Warnings)
+			if s.HasCI() || s.PctRange != "∞" || !slices.Equal(s.Warnings, []string{need6}) {
+				t.Errorf("n=%d: no 95 %% interval exists, got [%v, %v] range %q warnings %q", n, s.Lo, s.Hi, s.PctRange, s.Warnings)
 			}
 			if n >= 6 {
 				t.Errorf("n=%d: binomial says no interval; expected one from n=6", n)
@@ -250,9 +251,9 @@ func TestMedianCIKnownValues(t *testing.T) {
 	if s.Center != 14.5 || s.Lo != 11 || s.Hi != 18 || s.Confidence != 0.978515625 {
 		t.Errorf("n=10: median %v in [%v, %v] at %v, want 14.5 in [11, 18] at 0.978515625", s.Center, s.Lo, s.Hi, s.Confidence)
 	}
-	// Range is max(18/14.5-1, 1-11/14.5) = 24.1 % → "24%".
-	if s.Range != "24%" {
-		t.Errorf("Range = %q, want 24%%", s.Range)
+	// PctRange is max(18/14.5-1, 1-11/14.5) = 24.1 % → "24%".
+	if s.PctRange != "24%" {
+		t.Errorf("PctRange = %q, want 24%%", s.PctRange)
 	}
 	// The input is not reordered.
 	if !slices.Equal(values, []float64{13, 11, 17, 12, 19, 14, 16, 10, 15, 18}) {
@@ -339,8 +340,8 @@ func TestAllEqualAndTies(t *testing.T) {
 	if c.Verdict != NotSignificant || c.Ratio != 1 || c.Percent != 0 || c.Text() != "~" {
 		t.Errorf("all equal: verdict %v ratio %v percent %v text %q", c.Verdict, c.Ratio, c.Percent, c.Text())
 	}
-	if b.Range != "0%" || n.Lo != 7 || n.Hi != 7 {
-		t.Errorf("all equal: range %q, interval [%v, %v]", b.Range, n.Lo, n.Hi)
+	if b.PctRange != "0%" || n.Lo != 7 || n.Hi != 7 {
+		t.Errorf("all equal: range %q, interval [%v, %v]", b.PctRange, n.Lo, n.Hi)
 	}
 
 	// Each side constant, but the sides differ: ties within the sides do
@@ -364,7 +365,7 @@ func TestExactMetrics(t *testing.T) {
 	if c.Significant || c.Verdict != Same || c.String() != "0.00% (n=3)" || c.Text() != "=" || len(c.Warnings) != 0 {
 		t.Errorf("equal: %s verdict %v text %q warnings %q", c, c.Verdict, c.Text(), c.Warnings)
 	}
-	if b.Range != "0%" || n.Confidence != 1 || len(b.Warnings)+len(n.Warnings) != 0 {
+	if b.PctRange != "0%" || n.Confidence != 1 || len(b.Warnings)+len(n.Warnings) != 0 {
 		t.Errorf("equal: summaries %+v %+v", b, n)
 	}
 	if got := c.Detail(); got != "10,000 rows → 10,000 rows, =" {
@@ -417,7 +418,7 @@ func TestBaselineZero(t *testing.T) {
 func TestNegativeValues(t *testing.T) {
 	m := Metric{Unit: Milliseconds, Direction: HigherIsBetter}
 	b, _, c := analyzePair(t, m, []float64{-10, -11, -9, -10.5, -9.5, -10}, []float64{-5, -5.5, -4.5, -5, -4, -6}, Options{})
-	if b.Center != -10 || b.Range == "?" {
+	if b.Center != -10 || b.PctRange == "?" {
 		t.Errorf("baseline summary %+v", b)
 	}
 	// benchstat's delta is new/old-1 (-50%); Percent follows the sign of
@@ -434,8 +435,8 @@ func TestNegativeValues(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if s := res.Targets[0]; s.Range != "?" || s.Center != 0.75 {
-		t.Errorf("interval spanning zero: center %v range %q", s.Center, s.Range)
+	if s := res.Targets[0]; s.PctRange != "?" || s.Center != 0.75 {
+		t.Errorf("interval spanning zero: center %v range %q", s.Center, s.PctRange)
 	}
 }
 
@@ -650,5 +651,40 @@ func BenchmarkAnalyze(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+func TestTextMarshaling(t *testing.T) {
+	type doc struct {
+		Metric  Metric
+		Verdict Verdict
+	}
+	in := doc{Metric: Metric{Name: "wal", Unit: Bytes, Direction: LowerIsBetter}, Verdict: Better}
+	data, err := json.Marshal(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(data), `"Direction":"lower"`) || !strings.Contains(string(data), `"Verdict":"better"`) {
+		t.Errorf("JSON %s lacks the names", data)
+	}
+	var out doc
+	if err := json.Unmarshal(data, &out); err != nil || out != in {
+		t.Errorf("round trip: %+v, %v; want %+v", out, err, in)
+	}
+	for v := Unknown; v <= Lower; v++ {
+		text, err := v.MarshalText()
+		var back Verdict
+		if err != nil || back.UnmarshalText(text) != nil || back != v {
+			t.Errorf("verdict %d: %q %v → %v", int(v), text, err, back)
+		}
+	}
+	if _, err := Verdict(99).MarshalText(); err == nil {
+		t.Error("Verdict(99).MarshalText succeeded")
+	}
+	if _, err := Direction(7).MarshalText(); err == nil {
+		t.Error("Direction(7).MarshalText succeeded")
+	}
+	if err := json.Unmarshal([]byte(`{"Direction":"sideways"}`), &Metric{}); err == nil {
+		t.Error("unmarshalling direction \"sideways\" succeeded")
 	}
 }

@@ -80,7 +80,7 @@ func FormatSummary(s Summary, m Metric) string {
 		}
 		return FormatExact(s.Center, m.Unit) + " (" + FormatExact(s.Min, m.Unit) + " … " + FormatExact(s.Max, m.Unit) + ")"
 	}
-	r := s.Range
+	r := s.PctRange
 	if strings.HasSuffix(r, "%") {
 		r = strings.TrimSuffix(r, "%") + " %"
 	}

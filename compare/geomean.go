@@ -1,10 +1,14 @@
 package compare
 
 import (
+	"errors"
 	"fmt"
 
 	"github.com/aclements/go-moremath/stats"
 )
+
+// errNoResults is returned by Geomean for an empty input.
+var errNoResults = errors.New("compare: geomean of no results")
 
 // GeomeanRow summarises one metric across several cases, as the "geomean"
 // row under a benchstat table: per target, the geometric mean of the cases'

@@ -58,6 +58,26 @@ func (d Direction) String() string {
 	return fmt.Sprintf("Direction(%d)", int(d))
 }
 
+// MarshalText encodes d as its name (see String), so that JSON and YAML
+// show "lower" rather than a number.
+func (d Direction) MarshalText() ([]byte, error) {
+	switch d {
+	case Neutral, HigherIsBetter, LowerIsBetter:
+		return []byte(d.String()), nil
+	}
+	return nil, fmt.Errorf("compare: invalid direction %d", int(d))
+}
+
+// UnmarshalText decodes any name ParseDirection accepts.
+func (d *Direction) UnmarshalText(text []byte) error {
+	v, err := ParseDirection(string(text))
+	if err != nil {
+		return err
+	}
+	*d = v
+	return nil
+}
+
 // ParseDirection parses the name of a direction: "higher" (also
 // "higher-is-better", "up"), "lower" (also "lower-is-better", "down") or
 // "neutral" (also ""). Case is ignored.
