@@ -104,6 +104,11 @@ func (o tuneOptions) inputs(env *Env, cmd *cobra.Command) (tune.Inputs, []tune.D
 			return in, nil, err
 		}
 	}
+	if o.dataDir != "" {
+		if st, err := os.Stat(o.dataDir); err != nil || !st.IsDir() {
+			return in, nil, badInput("--data-dir %s: not a directory", o.dataDir)
+		}
+	}
 	var detected []tune.Detection
 	host := detect.Host{}
 	if given("memory") {
