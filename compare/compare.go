@@ -74,6 +74,10 @@ type Result struct {
 }
 
 // Summary describes the samples of one target.
+//
+// Its float fields may be NaN or infinite where documented, which
+// encoding/json refuses to encode: a JSON writer must map them (e.g. to
+// null) first. The same holds for Change.
 type Summary struct {
 	// Target is the target's name.
 	Target string
@@ -89,10 +93,10 @@ type Summary struct {
 	// is simply the value when the repetitions agree. NaN when N is 0.
 	Center float64
 
-	// Lo and Hi bound the confidence interval of Center. They are -Inf
-	// and +Inf when there are too few samples for the requested level
-	// (fewer than 6 at 0.95), and NaN when N is 0. For an exact metric
-	// they are the smallest and the largest sample.
+	// Lo and Hi bound the confidence interval of Center. One or both
+	// are infinite (-Inf, +Inf) when there are too few samples for the
+	// requested level (fewer than 6 at 0.95), and NaN when N is 0. For
+	// an exact metric they are the smallest and the largest sample.
 	Lo, Hi float64
 
 	// Confidence is the actual confidence level of [Lo, Hi], which is at
@@ -160,7 +164,8 @@ type Change struct {
 
 	// Delta is benchstat's "vs base" text: "~" when not significant,
 	// otherwise the change of the centers as "%+.2f%%" ("-17.20%"),
-	// "0.00%" when they are equal, or "?" when the baseline is 0.
+	// "0.00%" when they are equal, or "?" when the baseline is 0 or a side
+	// has no samples.
 	Delta string
 
 	// Stats is benchstat's parenthesised part without the parentheses:
@@ -173,7 +178,11 @@ type Change struct {
 
 	// Warnings are problems the reader must see, in benchstat's words,
 	// e.g. "need >= 4 samples to detect a difference at alpha level 0.05"
-	// or "all samples are equal".
+	// or "all samples are equal". benchstat warns about sample sizes only
+	// when both sides are too small; when they differ in size (3+4,
+	// 1+10) and the smallest possible p is still above Alpha, Analyze
+	// adds "need more samples to detect a difference at alpha level
+	// 0.05: the smallest p-value possible with n=3+4 is 0.057".
 	Warnings []string
 }
 
@@ -240,8 +249,8 @@ func (v *Verdict) UnmarshalText(text []byte) error {
 
 // Word returns the verdict in the metric's terms: "faster" and "slower" for
 // durations (lower is better) and rates (higher is better), otherwise
-// "better" and "worse"; "higher" and "lower" for neutral metrics; "~",
-// "same" and "?" (Unknown) as they are.
+// "better" and "worse"; "higher" and "lower" for neutral metrics; "~" and
+// "same" as they are; "?" for Unknown.
 func (c Change) Word() string {
 	switch c.Verdict {
 	case Better:
@@ -312,12 +321,13 @@ func Analyze(in Input, opts Options) (*Result, error) {
 	samples := make(map[string]*benchmath.Sample, len(order))
 	for _, name := range order {
 		values := in.Samples[name]
-		sum := summarize(name, values, in.Metric, confidence)
-		res.Targets = append(res.Targets, sum)
+		var sample *benchmath.Sample
 		if len(values) > 0 {
 			// NewSample sorts in place: give it a copy.
-			samples[name] = benchmath.NewSample(slices.Clone(values), &thresholds)
+			sample = benchmath.NewSample(slices.Clone(values), &thresholds)
+			samples[name] = sample
 		}
+		res.Targets = append(res.Targets, summarize(name, values, sample, in.Metric, confidence))
 	}
 	if in.Baseline == "" {
 		return res, nil
@@ -405,16 +415,16 @@ func assumption(m Metric) benchmath.Assumption {
 	return benchmath.AssumeNothing
 }
 
-// summarize describes the samples of one target.
-func summarize(name string, values []float64, m Metric, confidence float64) Summary {
+// summarize describes the samples of one target: values in repetition
+// order, and sample, their benchmath sample (nil when there are none).
+func summarize(name string, values []float64, sample *benchmath.Sample, m Metric, confidence float64) Summary {
 	sum := Summary{Target: name, Values: slices.Clone(values), N: len(values)}
-	if len(values) == 0 {
+	if sample == nil {
 		nan := math.NaN()
 		sum.Center, sum.Lo, sum.Hi, sum.Min, sum.Max = nan, nan, nan, nan, nan
 		sum.Warnings = []string{"no samples"}
 		return sum
 	}
-	sample := benchmath.NewSample(slices.Clone(values), &benchmath.DefaultThresholds)
 	s := assumption(m).Summary(sample, confidence)
 	sum.Center, sum.Lo, sum.Hi, sum.Confidence = s.Center, s.Lo, s.Hi, s.Confidence
 	sum.Min, sum.Max = sample.Values[0], sample.Values[len(sample.Values)-1]
