@@ -188,6 +188,17 @@ func ParseVersion(s string) (int, error) {
 	return v, nil
 }
 
+// VersionFromNum returns the major version of a server_version_num (170002
+// gives 17), for inputs read from a live server. Errors are *InputError when
+// PGTune does not know that major version.
+func VersionFromNum(num int) (int, error) {
+	v := num / 10000
+	if num < 100000 || v < MinVersion || v > MaxVersion {
+		return 0, inputError("pg-version", strconv.Itoa(num), "not a version PGTune knows; PGTune knows PostgreSQL %d to %d", MinVersion, MaxVersion)
+	}
+	return v, nil
+}
+
 // ParseOS parses an operating system name: linux, windows or mac. Errors
 // are *InputError.
 func ParseOS(s string) (OS, error) {

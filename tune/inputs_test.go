@@ -195,3 +195,16 @@ func TestAlterSystem(t *testing.T) {
 		}
 	}
 }
+
+func TestVersionFromNum(t *testing.T) {
+	for num, want := range map[int]int{100000: 10, 110005: 11, 170002: 17, 180000: 18, 189999: 18} {
+		if got, err := VersionFromNum(num); err != nil || got != want {
+			t.Errorf("VersionFromNum(%d) = %d, %v; want %d", num, got, err, want)
+		}
+	}
+	for _, num := range []int{90624, 90600, 190000, 0, -1} {
+		if _, err := VersionFromNum(num); err == nil || !strings.Contains(err.Error(), "PGTune knows PostgreSQL 10 to 18") {
+			t.Errorf("VersionFromNum(%d) err = %v", num, err)
+		}
+	}
+}
