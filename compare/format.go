@@ -38,7 +38,7 @@ func FormatValue(v float64, u Unit) string {
 	case kindByteRate:
 		return formatScaled(v*inf.factor, byteRateUnits)
 	case kindPercent:
-		return sig3(v) + " %"
+		return signed(v, sig3(v)) + " %"
 	}
 	return withLabel(plain(v), inf)
 }

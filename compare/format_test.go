@@ -54,6 +54,7 @@ func TestFormatValue(t *testing.T) {
 		{0.5, Count, "0.5"},
 		{-1234567, Count, "−1,234,567"},
 		{99.54, Percent, "99.5 %"},
+		{-1.25, Percent, "−1.25 %"},
 		{1234, "rows", "1,234 rows"},
 		{3.14159, "widgets", "3.14 widgets"},
 		{0.000123, Count, "0.000123"},
