@@ -349,6 +349,10 @@ func TestRules(t *testing.T) {
 		{"wal_buffers 1536MB", with(func(in *Inputs) { in.Memory = mb(1536) }), "wal_buffers", "11796kB"},
 		// 2 GB: 15728kB is above 14MB, so it is rounded up to 16MB.
 		{"wal_buffers 2GB rounded up", with(func(in *Inputs) { in.Memory = gb(2) }), "wal_buffers", "16MB"},
+		// 1900 MB: 3% of 486400kB = 14592kB, just above 14MB: 16MB.
+		{"wal_buffers 1900MB rounded up", with(func(in *Inputs) { in.Memory = mb(1900) }), "wal_buffers", "16MB"},
+		// 1860 MB: 3% of 476160kB = 14284kB, just below 14MB: kept.
+		{"wal_buffers 1860MB kept", with(func(in *Inputs) { in.Memory = mb(1860) }), "wal_buffers", "14284kB"},
 		{"wal_buffers 64GB capped", with(func(in *Inputs) { in.Memory = gb(64) }), "wal_buffers", "16MB"},
 		// desktop 512MB: shared_buffers 32MB, 3% = 983kB.
 		{"desktop shared_buffers", with(func(in *Inputs) { in.Memory = mb(512); in.Workload = WorkloadDesktop }), "shared_buffers", "32MB"},
