@@ -63,15 +63,15 @@ func DefaultPath() (string, error) {
 
 // IsPostgresDSN reports whether location names a PostgreSQL database rather
 // than an SQLite file: a postgres:// or postgresql:// URL, or a libpq
-// key=value string whose keys include at least one of host, hostaddr, port,
-// dbname, user, service or sslmode (so that a file named "a=b.db" stays a
-// file).
+// key=value string: one that starts with "key=" and whose keys include at
+// least one of host, hostaddr, port, dbname, user, service or sslmode (so that
+// files named "a=b.db" or "/data/host=x/results.db" stay files).
 func IsPostgresDSN(location string) bool {
 	l := strings.ToLower(strings.TrimSpace(location))
 	if strings.HasPrefix(l, "postgres://") || strings.HasPrefix(l, "postgresql://") {
 		return true
 	}
-	if strings.ContainsAny(location, "/\\") && !strings.Contains(location, " ") {
+	if !kvStartRE.MatchString(location) {
 		return false
 	}
 	keys := kvKeyRE.FindAllStringSubmatch(location, -1)
@@ -84,7 +84,10 @@ func IsPostgresDSN(location string) bool {
 	return false
 }
 
-var kvKeyRE = regexp.MustCompile(`(?:^|\s)([A-Za-z_]+)\s*=`)
+var (
+	kvStartRE = regexp.MustCompile(`^\s*[A-Za-z_]+\s*=`)
+	kvKeyRE   = regexp.MustCompile(`(?:^|\s)([A-Za-z_]+)\s*=`)
+)
 
 // Open opens the results store at location, creating it (and, for SQLite,
 // its directory) if needed, and brings its schema up to date. location is ""
