@@ -60,6 +60,10 @@ func (s *Store) wrap(op string, err error) error {
 		return err
 	}
 	cause := RedactText(err.Error())
+	var le *sqlite.Error
+	if errors.As(err, &le) && le.Code()&0xff == sqlite3.SQLITE_NOTADB {
+		return &storeError{msg: fmt.Sprintf("cannot %s: %s is not an SQLite database (%s)", op, s.location, cause), err: err}
+	}
 	switch kind := classify(err); kind {
 	case ErrReadOnly:
 		return &storeError{

@@ -102,7 +102,9 @@ func Open(ctx context.Context, location string) (*Store, error) {
 // OpenReadOnly opens an existing results store for reading only: it creates
 // nothing, migrates nothing, and every write fails with [ErrReadOnly]. A
 // store whose schema is older than this pglab's must first be opened once
-// with [Open].
+// with [Open]. An SQLite file in a directory the user cannot write (where
+// SQLite cannot create the WAL index that readers share) is read as an
+// immutable file, without locks.
 func OpenReadOnly(ctx context.Context, location string) (*Store, error) {
 	return open(ctx, location, true, nil)
 }
@@ -114,19 +116,31 @@ func open(ctx context.Context, location string, readOnly bool, pragmas []string)
 	if IsPostgresDSN(location) {
 		s, err = openPostgres(ctx, location, readOnly)
 	} else {
-		s, err = openSQLite(location, readOnly, pragmas)
+		s, err = openSQLite(location, readOnly, false, pragmas)
 	}
 	if err != nil {
 		return nil, err
 	}
-	if err := s.init(ctx); err != nil {
+	err = s.init(ctx)
+	if err != nil && readOnly && s.dialect == dialectSQLite && errors.Is(err, ErrReadOnly) {
+		// A WAL-mode file in a directory this user cannot write: SQLite
+		// cannot make the shared-memory file that readers use. Read it as
+		// an immutable file instead (no locks: a pglab writing to it at
+		// the same time is not seen).
+		s.db.Close()
+		if s, err = openSQLite(location, readOnly, true, pragmas); err != nil {
+			return nil, err
+		}
+		err = s.init(ctx)
+	}
+	if err != nil {
 		s.db.Close()
 		return nil, err
 	}
 	return s, nil
 }
 
-func openSQLite(location string, readOnly bool, pragmas []string) (*Store, error) {
+func openSQLite(location string, readOnly, immutable bool, pragmas []string) (*Store, error) {
 	path := location
 	if path == "" {
 		p, err := DefaultPath()
@@ -168,6 +182,9 @@ func openSQLite(location string, readOnly bool, pragmas []string) (*Store, error
 	}
 	if readOnly {
 		q.Set("mode", "ro")
+		if immutable {
+			q.Set("immutable", "1")
+		}
 	} else {
 		q.Add("_pragma", "synchronous(NORMAL)")
 		q.Set("_txlock", "immediate")
