@@ -3,6 +3,7 @@ package results
 import (
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/jackc/pgx/v5/pgconn"
 	"modernc.org/sqlite"
@@ -59,7 +60,7 @@ func (s *Store) wrap(op string, err error) error {
 	if errors.As(err, &se) {
 		return err
 	}
-	cause := RedactText(err.Error())
+	cause := oneLine(RedactText(err.Error()))
 	var le *sqlite.Error
 	if errors.As(err, &le) && le.Code()&0xff == sqlite3.SQLITE_NOTADB {
 		return &storeError{msg: fmt.Sprintf("cannot %s: %s is not an SQLite database (%s)", op, s.location, cause), err: err}
@@ -120,4 +121,19 @@ func isUniqueViolation(err error) bool {
 	}
 	var pe *pgconn.PgError
 	return errors.As(err, &pe) && pe.Code == "23505"
+}
+
+// oneLine joins the lines of a multi-line message (pgx lists one line per
+// host it tried) with "; ".
+func oneLine(s string) string {
+	if !strings.ContainsAny(s, "\r\n") {
+		return s
+	}
+	var parts []string
+	for _, l := range strings.FieldsFunc(s, func(r rune) bool { return r == '\n' || r == '\r' }) {
+		if l = strings.TrimSpace(l); l != "" {
+			parts = append(parts, strings.TrimSuffix(l, ":"))
+		}
+	}
+	return strings.Join(parts, "; ")
 }

@@ -256,6 +256,9 @@ func (s *Store) init(ctx context.Context) error {
 		if err := s.checkVersion(v); err != nil {
 			return err
 		}
+		if v == 0 {
+			return fmt.Errorf("no results store at %s: nothing was ever stored there", s.location)
+		}
 		if v < SchemaVersion() {
 			return fmt.Errorf("results store %s has schema version %d, older than this pglab's (%d): open it once for writing to upgrade it",
 				s.location, v, SchemaVersion())
