@@ -100,7 +100,7 @@ var migrations = []migration{
 	}},
 }
 
-// SchemaVersion is the schema version this package writes and reads.
+// SchemaVersion returns the schema version this package writes and reads.
 func SchemaVersion() int { return migrations[len(migrations)-1].version }
 
 // expand fills the type placeholders of a migration statement.

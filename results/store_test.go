@@ -619,7 +619,7 @@ func TestNoSecretsOnDisk(t *testing.T) {
 }
 
 func TestFileModes(t *testing.T) {
-	dir := filepath.Join(t.TempDir(), "a", "b")
+	dir := filepath.Join(t.TempDir(), "a", "b c?d#e%20f")
 	loc := filepath.Join(dir, "results.db")
 	s := mustOpen(t, loc)
 	if _, err := s.BeginRun(context.Background(), RunInfo{Kind: KindBench}); err != nil {
