@@ -449,3 +449,34 @@ func TestDiskFull(t *testing.T) {
 		t.Errorf("integrity_check: %q %v", check, err)
 	}
 }
+
+// TestConcurrentOpen opens a new store from several goroutines at once, as
+// two pglab processes started together would: the schema is made once.
+func TestConcurrentOpen(t *testing.T) {
+	loc := sqliteLocation(t)
+	const n = 4
+	errs := make(chan error, n)
+	for i := 0; i < n; i++ {
+		go func() {
+			s, err := Open(context.Background(), loc)
+			if err == nil {
+				_, err = s.BeginRun(context.Background(), RunInfo{Kind: KindBench})
+				s.Close()
+			}
+			errs <- err
+		}()
+	}
+	for i := 0; i < n; i++ {
+		if err := <-errs; err != nil {
+			t.Error(err)
+		}
+	}
+	s := mustOpen(t, loc)
+	var rows int
+	if err := s.db.QueryRow(`SELECT count(*) FROM schema_version`).Scan(&rows); err != nil || rows != len(migrations) {
+		t.Errorf("%d schema_version rows, %v", rows, err)
+	}
+	if runs, err := s.Runs(context.Background(), RunFilter{}); err != nil || len(runs) != n {
+		t.Errorf("%d runs, %v; want %d", len(runs), err, n)
+	}
+}
