@@ -13,10 +13,12 @@
 // with the same schema, kept in the schema pglab_results of that database.
 //
 // SQLite files are opened with the pure-Go driver modernc.org/sqlite in WAL
-// journal mode with synchronous=NORMAL, foreign keys on and a busy timeout,
-// so that several pglab processes can share one file. Every write is one
-// transaction: a crash, a full disk or a read-only file fails the write at
-// hand and leaves earlier runs intact. A new file is created with mode 0600
+// journal mode with synchronous=FULL (each commit is on disk when the write
+// returns), foreign keys on, a busy timeout ([BusyTimeout]) and write
+// transactions that begin IMMEDIATE, so that several pglab processes can
+// share one file. Every write is one transaction: a crash, a power failure,
+// a full disk or a read-only file fails the write at hand and leaves earlier
+// runs intact. A new file is created with mode 0600
 // and a new directory with mode 0700. [OpenReadOnly] opens a store without
 // ever writing to it, for commands that only read.
 //

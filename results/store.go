@@ -186,7 +186,7 @@ func openSQLite(location string, readOnly, immutable bool, pragmas []string) (*S
 			q.Set("immutable", "1")
 		}
 	} else {
-		q.Add("_pragma", "synchronous(NORMAL)")
+		q.Add("_pragma", "synchronous(FULL)")
 		q.Set("_txlock", "immediate")
 	}
 	dsn := (&url.URL{Scheme: "file", Path: path, RawQuery: q.Encode()}).String()
