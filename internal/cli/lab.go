@@ -1,0 +1,272 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/pglab/pglab/internal/buildinfo"
+	"github.com/pglab/pglab/pgserver"
+	"github.com/pglab/pglab/results"
+	"github.com/pglab/pglab/study"
+	"github.com/spf13/pflag"
+)
+
+// targetFlags are the flags that choose servers and how to treat them,
+// shared by study, compare and plan.
+type targetFlags struct {
+	versions  string
+	targets   []string
+	sets      []string
+	checksums string
+	store     string
+	noInstall bool
+	force     bool
+}
+
+func (f *targetFlags) register(fs *pflag.FlagSet) {
+	fs.StringVar(&f.versions, "versions", "", "PostgreSQL versions to start as managed servers, e.g. 16,17 (installed when missing)")
+	fs.StringArrayVar(&f.targets, "target", nil, "a server to use: NAME=DSN (yours), or the NAME of an instance from 'pglab pg start' (repeatable)")
+	fs.StringArrayVar(&f.sets, "set", nil, "server setting name=value for managed servers (repeatable)")
+	fs.StringVar(&f.checksums, "checksums", "off", "data checksums of managed servers: on or off (the same for every version)")
+	fs.StringVar(&f.store, "store", "", "results store: an SQLite file path or a postgres:// DSN (default "+defaultStoreText()+")")
+	fs.BoolVar(&f.noInstall, "no-install", false, "fail instead of installing missing PostgreSQL versions")
+	fs.BoolVar(&f.force, "force", false, "use a schema named pglab on a user's server even if pglab did not create it")
+}
+
+func defaultStoreText() string {
+	p, err := results.DefaultPath()
+	if err != nil {
+		return "$XDG_DATA_HOME/pglab/results.db"
+	}
+	return p
+}
+
+// targetSpec is one parsed target before it is opened.
+type targetSpec struct {
+	name    string
+	version pgserver.VersionSpec // managed
+	dsn     string               // user's server
+	named   string               // instance of 'pglab pg start'
+}
+
+// lab is the set-up around a run: validated inputs, the servers, the store.
+type lab struct {
+	env       *Env
+	flags     *targetFlags
+	specs     []targetSpec
+	settings  []pgserver.Setting
+	checksums bool
+
+	owned   []*pgserver.Instance
+	Targets []*study.Target
+	Store   *results.Store
+	Run     *results.Run
+}
+
+// parseLab validates the target flags without touching any server or file.
+func parseLab(env *Env, f *targetFlags) (*lab, error) {
+	l := &lab{env: env, flags: f}
+	var err error
+	if l.settings, err = pgserver.ParseSettings(f.sets); err != nil {
+		return nil, badInput("%v", err)
+	}
+	if l.checksums, err = parseChecksums(f.checksums); err != nil {
+		return nil, err
+	}
+	seen := map[string]bool{}
+	add := func(s targetSpec) error {
+		if seen[s.name] {
+			return badInput("target name %q is given twice", s.name)
+		}
+		seen[s.name] = true
+		l.specs = append(l.specs, s)
+		return nil
+	}
+	if f.versions != "" {
+		var specs []pgserver.VersionSpec
+		majors := map[int]int{}
+		for _, v := range strings.Split(f.versions, ",") {
+			spec, err := pgserver.ParseVersionSpec(v)
+			if err != nil {
+				return nil, badInput("--versions: %v", err)
+			}
+			specs = append(specs, spec)
+			majors[spec.Major]++
+		}
+		for _, spec := range specs {
+			name := fmt.Sprintf("pg%d", spec.Major)
+			if majors[spec.Major] > 1 {
+				name = "pg" + spec.String()
+			}
+			if err := add(targetSpec{name: name, version: spec}); err != nil {
+				return nil, err
+			}
+		}
+	}
+	for _, t := range f.targets {
+		name, dsn, hasDSN := strings.Cut(t, "=")
+		name = strings.TrimSpace(name)
+		if err := pgserver.ValidateName(name); err != nil {
+			return nil, badInput("--target %s: %v", results.RedactText(t), err)
+		}
+		if hasDSN {
+			if strings.TrimSpace(dsn) == "" {
+				return nil, badInput("--target %s=: empty DSN", name)
+			}
+			if err := add(targetSpec{name: name, dsn: dsn}); err != nil {
+				return nil, err
+			}
+			continue
+		}
+		if err := add(targetSpec{name: name, named: name}); err != nil {
+			return nil, err
+		}
+	}
+	if len(l.specs) == 0 {
+		return nil, badInput("name the servers: --versions 16,17 (managed) or --target NAME=DSN")
+	}
+	return l, nil
+}
+
+// open starts or connects every target and opens the store. On error
+// everything opened so far is closed.
+func (l *lab) open(ctx context.Context, kind results.Kind, extra any) (err error) {
+	defer func() {
+		if err != nil {
+			l.close(kind, err)
+		}
+	}()
+	if l.Store, err = results.Open(ctx, l.flags.store); err != nil {
+		return &ExitError{Code: 1, Err: err}
+	}
+	for _, s := range l.specs {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		var t *study.Target
+		switch {
+		case s.dsn != "":
+			t, err = study.DSNTarget(ctx, s.name, s.dsn)
+		case s.named != "":
+			inst, oerr := pgserver.OpenNamed(s.named)
+			if oerr != nil {
+				return &ExitError{Code: 1, Err: fmt.Errorf("--target %s: %w", s.named, oerr)}
+			}
+			if !inst.Running() {
+				return &ExitError{Code: 1, Err: fmt.Errorf("--target %s: the instance is not running (start it with 'pglab pg start --name %s --version %d')", s.named, s.named, inst.Version().Major)}
+			}
+			t, err = study.ManagedTarget(ctx, s.name, inst, false)
+		default:
+			var b *pgserver.Binaries
+			b, err = l.env.resolveBinaries(ctx, s.version.String(), l.flags.noInstall)
+			if err != nil {
+				return err
+			}
+			inst, serr := pgserver.Start(ctx, pgserver.Options{
+				Binaries:  b,
+				Name:      s.name,
+				Checksums: l.checksums,
+				Settings:  l.settings,
+				Progress:  l.env.progress(),
+			})
+			if serr != nil {
+				var se *pgserver.SettingError
+				if errors.As(serr, &se) {
+					return &ExitError{Code: 1, Err: serr}
+				}
+				return serr
+			}
+			l.owned = append(l.owned, inst)
+			t, err = study.ManagedTarget(ctx, s.name, inst, true)
+		}
+		if err != nil {
+			return err
+		}
+		l.Targets = append(l.Targets, t)
+	}
+	extraJSON, _ := json.Marshal(extra)
+	dataDir := ""
+	if len(l.Targets) > 0 {
+		dataDir = l.Targets[0].DataDir
+	}
+	l.Run, err = l.Store.BeginRun(ctx, results.RunInfo{
+		Kind:    kind,
+		Version: buildinfo.String(),
+		Command: append([]string{"pglab"}, l.env.Args...),
+		Host:    results.CollectHost(dataDir),
+		Extra:   extraJSON,
+	})
+	if err != nil {
+		return &ExitError{Code: 1, Err: err}
+	}
+	for _, t := range l.Targets {
+		if err := l.Run.AddTarget(ctx, t.Record(ctx)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// close finishes the run (done, failed or interrupted by runErr) and stops
+// the servers pglab started.
+func (l *lab) close(kind results.Kind, runErr error) error {
+	var err error
+	if l.Run != nil {
+		status := results.StatusDone
+		switch {
+		case runErr != nil && (errors.Is(runErr, context.Canceled) || l.env.Ctx.Err() != nil):
+			status = results.StatusInterrupted
+		case runErr != nil:
+			status = results.StatusFailed
+		}
+		err = l.Run.Finish(context.Background(), status, runErr)
+		l.Run = nil
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	for _, inst := range l.owned {
+		if derr := inst.Destroy(ctx); derr != nil && err == nil {
+			err = derr
+		}
+	}
+	l.owned = nil
+	if l.Store != nil {
+		l.Store.Close()
+		l.Store = nil
+	}
+	return err
+}
+
+// runner returns a study runner over the lab's targets, storing into its
+// run.
+func (l *lab) runner(reps int, quick bool) *study.Runner {
+	return &study.Runner{
+		Targets:  l.Targets,
+		Store:    l.Run,
+		Reps:     reps,
+		Quick:    quick,
+		Settings: l.settings,
+		Force:    l.flags.force,
+		Progress: l.env.progress(),
+	}
+}
+
+// storeLocation says where the run was stored, for the closing line.
+func (l *lab) storeLocation() string {
+	if l.flags.store != "" {
+		return results.RedactDSN(l.flags.store)
+	}
+	return defaultStoreText()
+}
+
+func fileOrEmpty(p string) string {
+	if _, err := os.Stat(p); err != nil {
+		return ""
+	}
+	return p
+}

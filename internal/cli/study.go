@@ -1,0 +1,225 @@
+package cli
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/pglab/pglab/report"
+	"github.com/pglab/pglab/results"
+	"github.com/pglab/pglab/study"
+	"github.com/spf13/cobra"
+)
+
+func init() { register(20, newStudyCmd) }
+
+func newStudyCmd(env *Env) *cobra.Command {
+	var tf targetFlags
+	var reps int
+	var quick, asJSON bool
+	var params []string
+	cmd := &cobra.Command{
+		Use:   "study NAME (--versions 16,17 | --target NAME=DSN ...) [--reps N] [--quick] [--param k=v ...] [--set k=v ...] [--json]",
+		Short: "Run one study on one or more servers and store the results",
+		Long: `Run one study — an experiment of the seed articles — on every target with the same
+steps, repeated and interleaved across targets, reading the server's own counters,
+and store every measurement. Managed servers (--versions) are started for the run,
+with the study's settings, and removed afterwards; on your own server (--target
+NAME=DSN) the study works in a schema "pglab" and changes no server-wide setting.
+
+Studies:
+` + studyList(),
+		Example: `  pglab study vacuum --versions 16,17 --reps 3
+  pglab study commit --versions 17
+  pglab study copy-errors --versions 16,17,18
+  pglab study vacuum --target prod=postgres://me@db/lab --param rows=100000`,
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) != 1 {
+				return badInput("study: name one study (%s)", strings.Join(study.Names(), ", "))
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			st, err := study.Get(args[0])
+			if err != nil {
+				return badInput("%v", err)
+			}
+			if reps < 0 {
+				return badInput("--reps must be at least 1: got %d", reps)
+			}
+			overrides, err := study.ParseParamArgs(params)
+			if err != nil {
+				return badInput("%v", err)
+			}
+			info := st.Info()
+			pv, err := study.ParseParams(info.Name, info.Params, overrides, quick)
+			if err != nil {
+				return badInput("%v", err)
+			}
+			if _, err := st.Plan(pv); err != nil {
+				return badInput("study %s: %v", info.Name, err)
+			}
+			l, err := parseLab(env, &tf)
+			if err != nil {
+				return err
+			}
+			extra := map[string]any{"study": info.Name, "params": pv.Text(), "quick": quick, "reps": reps, "checksums": l.checksums}
+			if err := l.open(env.Ctx, results.KindStudy, extra); err != nil {
+				return err
+			}
+			out, runErr := l.runner(reps, quick).Run(env.Ctx, st, pv)
+			runID := l.Run.ID()
+			targets := make([]results.Target, len(l.Targets))
+			for i, t := range l.Targets {
+				targets[i] = results.Target{Name: t.Name, ServerVersion: t.Version, ServerVersionNum: t.VersionNum, DataChecksums: t.Checksums, Conn: t.Redacted()}
+			}
+			closeErr := l.close(results.KindStudy, runErr)
+			if out != nil && (runErr == nil || len(out.Measurements) > 0) {
+				if asJSON {
+					if err := writeStudyJSON(env.Stdout, runID, targets, out, runErr); err != nil {
+						return err
+					}
+				} else {
+					fmt.Fprintf(env.Stdout, "%s — %s (%s)\n%d repetition(s); run %s stored in %s\n", info.Name, info.Title, info.Source, out.Reps, runID, l.storeLocation())
+					writeTargetsLine(env.Stdout, targets)
+					ds := &report.Dataset{Targets: targets, Measurements: out.Measurements}
+					for _, n := range out.Notes {
+						ds.Notes = append(ds.Notes, report.Note{Study: out.Study, Case: n.Case.Labels, Target: n.Target, Text: n.Text, Outcome: n.Outcome})
+					}
+					if err := report.WriteText(env.Stdout, ds); err != nil {
+						return err
+					}
+				}
+			}
+			if runErr != nil {
+				return runErr
+			}
+			return closeErr
+		},
+	}
+	f := cmd.Flags()
+	tf.register(f)
+	f.IntVar(&reps, "reps", 0, "repetitions per case and target (default: the study's)")
+	f.BoolVar(&quick, "quick", false, "the study's quick parameter values: a short run")
+	f.StringArrayVar(&params, "param", nil, "study parameter name=value (repeatable; see 'pglab study list')")
+	f.BoolVar(&asJSON, "json", false, "print one JSON document with every measurement instead of tables")
+	cmd.AddCommand(newStudyListCmd(env))
+	return cmd
+}
+
+func studyList() string {
+	var b strings.Builder
+	for _, n := range study.Names() {
+		st, _ := study.Get(n)
+		info := st.Info()
+		fmt.Fprintf(&b, "  %-12s %s (%s)\n", n, info.Title, info.Source)
+	}
+	return b.String()
+}
+
+func newStudyListCmd(env *Env) *cobra.Command {
+	return &cobra.Command{
+		Use:   "list",
+		Short: "List studies with their parameters, defaults and --quick values",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			for _, n := range study.Names() {
+				st, _ := study.Get(n)
+				info := st.Info()
+				fmt.Fprintf(env.Stdout, "%s — %s (%s)\n", n, info.Title, info.Source)
+				tw := tabwriter.NewWriter(env.Stdout, 0, 4, 2, ' ', 0)
+				for _, p := range info.Params {
+					q := p.Quick
+					if q == "" {
+						q = p.Default
+					}
+					fmt.Fprintf(tw, "  --param %s=\t%s\t(default %s, quick %s)\t%s\n", p.Name, p.Kind, p.Default, q, p.Doc)
+				}
+				tw.Flush()
+				fmt.Fprintln(env.Stdout)
+			}
+			return nil
+		},
+	}
+}
+
+func writeTargetsLine(w io.Writer, targets []results.Target) {
+	for _, t := range targets {
+		cs := "off"
+		if t.DataChecksums {
+			cs = "on"
+		}
+		fmt.Fprintf(w, "  %s: PostgreSQL %s, data checksums %s (%s)\n", t.Name, t.ServerVersion, cs, t.Conn)
+	}
+}
+
+// studyJSON is the document `pglab study --json` prints.
+type studyJSON struct {
+	RunID        string            `json:"run_id"`
+	Study        string            `json:"study"`
+	Status       string            `json:"status"`
+	Error        string            `json:"error,omitempty"`
+	Params       map[string]string `json:"params"`
+	Reps         int               `json:"reps"`
+	Targets      []targetJSON      `json:"targets"`
+	Measurements []measurementJSON `json:"measurements"`
+	Notes        []noteJSON        `json:"notes,omitempty"`
+}
+
+type targetJSON struct {
+	Name             string `json:"name"`
+	ServerVersion    string `json:"server_version"`
+	ServerVersionNum int    `json:"server_version_num"`
+	DataChecksums    bool   `json:"data_checksums"`
+	Conn             string `json:"conn"`
+}
+
+type measurementJSON struct {
+	Target        string            `json:"target"`
+	ServerVersion string            `json:"server_version"`
+	Study         string            `json:"study"`
+	Case          map[string]string `json:"case"`
+	Rep           int               `json:"rep"`
+	Metric        string            `json:"metric"`
+	Value         float64           `json:"value"`
+	Unit          string            `json:"unit"`
+	Exact         bool              `json:"exact,omitempty"`
+	Direction     string            `json:"direction,omitempty"`
+}
+
+type noteJSON struct {
+	Target  string            `json:"target"`
+	Case    map[string]string `json:"case"`
+	Text    string            `json:"text"`
+	Outcome bool              `json:"outcome,omitempty"`
+}
+
+func writeStudyJSON(w io.Writer, runID string, targets []results.Target, out *study.Outcome, runErr error) error {
+	doc := studyJSON{RunID: runID, Study: out.Study, Status: "done", Params: out.Params.Text(), Reps: out.Reps}
+	if runErr != nil {
+		doc.Status = "failed"
+		doc.Error = results.RedactText(runErr.Error())
+	}
+	versions := map[string]string{}
+	for _, t := range targets {
+		doc.Targets = append(doc.Targets, targetJSON{t.Name, t.ServerVersion, t.ServerVersionNum, t.DataChecksums, t.Conn})
+		versions[t.Name] = t.ServerVersion
+	}
+	ms := append([]results.Measurement(nil), out.Measurements...)
+	sort.SliceStable(ms, func(i, j int) bool { return ms[i].Rep < ms[j].Rep })
+	for _, m := range ms {
+		doc.Measurements = append(doc.Measurements, measurementJSON{
+			Target: m.Target, ServerVersion: versions[m.Target], Study: m.Study, Case: m.Case, Rep: m.Rep,
+			Metric: m.Metric, Value: m.Value, Unit: m.Unit, Exact: m.Exact, Direction: string(m.Direction),
+		})
+	}
+	for _, n := range out.Notes {
+		doc.Notes = append(doc.Notes, noteJSON{Target: n.Target, Case: n.Case.Labels, Text: n.Text, Outcome: n.Outcome})
+	}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(doc)
+}

@@ -1,0 +1,177 @@
+package study
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/pglab/pglab/pgserver"
+	"github.com/pglab/pglab/results"
+)
+
+// RunStore is where a runner puts what it measures: a results.Run. Nil
+// keeps results in memory only.
+type RunStore interface {
+	AddMeasurements(ctx context.Context, ms []results.Measurement) error
+	AddArtefact(ctx context.Context, a results.Artefact) error
+}
+
+// Runner runs studies on targets.
+type Runner struct {
+	// Targets are the servers, in report order (the first is the baseline).
+	Targets []*Target
+	// Store receives measurements and artefacts as they are made.
+	Store RunStore
+	// Reps overrides the study's number of repetitions when > 0.
+	Reps int
+	// Quick selects the studies' --quick parameter values and repetitions.
+	Quick bool
+	// Settings are the user's --set values: applied to managed targets on
+	// top of each study's own settings.
+	Settings []pgserver.Setting
+	// Force lets studies use a schema named pglab that pglab did not make.
+	Force bool
+	// Progress receives progress lines; nil discards them.
+	Progress func(string)
+}
+
+// Outcome is what one study produced on all targets.
+type Outcome struct {
+	Study        string
+	Info         Info
+	Params       Params
+	Plan         Plan
+	Reps         int
+	Measurements []results.Measurement
+	Notes        []Note
+	// Skipped lists targets the study could not run on, with the reason.
+	Skipped map[string]string
+}
+
+func (r *Runner) say(format string, args ...any) {
+	if r.Progress != nil {
+		r.Progress(fmt.Sprintf(format, args...))
+	}
+}
+
+// Run runs one study: its settings on every target, Setup per target, then
+// every repetition of every case on every target, interleaved (rep 1: case
+// 1 on A, B; case 2 on A, B; …; rep 2: …), then Teardown and the settings
+// restored — also when it fails or ctx is cancelled. What was measured
+// before an error is in the outcome and the store.
+func (r *Runner) Run(ctx context.Context, st Study, params Params) (out *Outcome, err error) {
+	info := st.Info()
+	plan, err := st.Plan(params)
+	if err != nil {
+		return nil, fmt.Errorf("study %s: %w", info.Name, err)
+	}
+	reps := plan.Reps
+	if reps == 0 {
+		reps = 3
+	}
+	if r.Quick && plan.QuickReps > 0 {
+		reps = plan.QuickReps
+	}
+	if r.Reps > 0 {
+		reps = r.Reps
+	}
+	out = &Outcome{Study: info.Name, Info: info, Params: params, Plan: plan, Reps: reps, Skipped: map[string]string{}}
+
+	// Cleanup runs with a context of its own: after Ctrl-C the settings must
+	// still be restored and the objects dropped.
+	cleanupCtx := func() (context.Context, context.CancelFunc) {
+		return context.WithTimeout(context.WithoutCancel(ctx), 3*time.Minute)
+	}
+
+	var sessions []*Session
+	var restores []func(context.Context) error
+	defer func() {
+		cctx, cancel := cleanupCtx()
+		defer cancel()
+		for _, s := range sessions {
+			if terr := st.Teardown(cctx, s); terr != nil && err == nil {
+				err = fmt.Errorf("study %s: teardown on %s: %w", info.Name, s.Target.Name, terr)
+			}
+		}
+		for k := len(restores) - 1; k >= 0; k-- {
+			if rerr := restores[k](cctx); rerr != nil && err == nil {
+				err = rerr
+			}
+		}
+		for _, s := range sessions {
+			s.flush(cctx)
+			out.Measurements = append(out.Measurements, s.all...)
+			out.Notes = append(out.Notes, s.notes...)
+		}
+	}()
+
+	want := pgserver.MergeSettings(plan.Settings, r.Settings...)
+	for _, t := range r.Targets {
+		if err := ctx.Err(); err != nil {
+			return out, err
+		}
+		if len(want) > 0 && t.Managed() {
+			r.say("%s: applying settings on %s", info.Name, t.Name)
+		}
+		restore, err := t.applySettings(ctx, want)
+		restores = append(restores, restore)
+		if err != nil {
+			return out, err
+		}
+		if err := t.ensureSchema(ctx, r.Force); err != nil {
+			return out, err
+		}
+		s := &Session{Target: t, Params: params, Quick: r.Quick, study: info.Name, runner: r}
+		sessions = append(sessions, s)
+		if !t.Managed() && len(want) > 0 {
+			s.Note("a user's server: pglab did not change its settings; the study wanted %s", settingsText(want))
+		}
+		r.say("%s: setting up on %s", info.Name, t.Name)
+		if err := st.Setup(ctx, s); err != nil {
+			return out, fmt.Errorf("study %s: setup on %s: %w", info.Name, t.Name, err)
+		}
+	}
+
+	for rep := 1; rep <= reps; rep++ {
+		for _, c := range plan.Cases {
+			for _, s := range sessions {
+				if err := ctx.Err(); err != nil {
+					return out, err
+				}
+				r.say("%s: %s on %s, repetition %d/%d", info.Name, caseTitle(c), s.Target.Name, rep, reps)
+				s.begin(c, rep)
+				runErr := st.Run(ctx, s, c, rep)
+				if ferr := s.flush(ctx); ferr != nil && runErr == nil {
+					runErr = fmt.Errorf("store measurements: %w", ferr)
+				}
+				s.begin(Case{}, 0)
+				if runErr != nil {
+					if ctx.Err() != nil && errors.Is(runErr, ctx.Err()) {
+						return out, ctx.Err()
+					}
+					return out, fmt.Errorf("study %s: %s on %s, repetition %d: %w", info.Name, caseTitle(c), s.Target.Name, rep, runErr)
+				}
+			}
+		}
+	}
+	return out, nil
+}
+
+func caseTitle(c Case) string {
+	if c.Name != "" {
+		return c.Name
+	}
+	return "case"
+}
+
+func settingsText(s []pgserver.Setting) string {
+	out := ""
+	for k, x := range s {
+		if k > 0 {
+			out += ", "
+		}
+		out += x.String()
+	}
+	return out
+}

@@ -1,0 +1,150 @@
+package study
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"sync"
+	"time"
+
+	"github.com/pglab/pglab/results"
+)
+
+// Session is one study on one target: what Setup, Run and Teardown get.
+// It records measurements, artefacts and notes for the current case and
+// repetition.
+type Session struct {
+	// Target is the server.
+	Target *Target
+	// Params are the study's parameter values.
+	Params Params
+	// Quick is true under --quick.
+	Quick bool
+	// Data is the study's own state between Setup, Run and Teardown.
+	Data any
+
+	study  string
+	runner *Runner
+
+	mu    sync.Mutex
+	cur   Case
+	rep   int
+	batch []results.Measurement
+	all   []results.Measurement
+	notes []Note
+}
+
+// Note is a remark a study or the runner makes about a case, such as a
+// bottleneck ("disk read throughput flat at 87 MB/s for 92 % of the scan"),
+// or, with Outcome set, the one-cell result of a behaviour probe.
+type Note struct {
+	Target  string
+	Case    Case
+	Rep     int
+	Text    string
+	Outcome bool
+}
+
+// MetricOption sets a property of a recorded metric.
+type MetricOption func(*results.Measurement)
+
+// Exact marks a metric compared exactly (counts that should not vary).
+func Exact() MetricOption { return func(m *results.Measurement) { m.Exact = true } }
+
+// HigherIsBetter marks a metric where more is better (tps, MB/s).
+func HigherIsBetter() MetricOption {
+	return func(m *results.Measurement) { m.Direction = results.DirectionHigher }
+}
+
+// LowerIsBetter marks a metric where less is better (time, WAL bytes).
+func LowerIsBetter() MetricOption {
+	return func(m *results.Measurement) { m.Direction = results.DirectionLower }
+}
+
+// Record adds a measurement for the current case and repetition. Values
+// that are not finite are dropped (with a note): the store keeps finite
+// values only.
+func (s *Session) Record(metric string, value float64, unit string, opts ...MetricOption) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if math.IsNaN(value) || math.IsInf(value, 0) {
+		s.notes = append(s.notes, Note{Target: s.Target.Name, Case: s.cur, Rep: s.rep, Text: fmt.Sprintf("%s was not a finite number and is left out", metric)})
+		return
+	}
+	m := results.Measurement{
+		Target: s.Target.Name,
+		Study:  s.study,
+		Case:   s.cur.Labels,
+		Rep:    s.rep,
+		Metric: metric,
+		Value:  value,
+		Unit:   unit,
+		At:     time.Now(),
+	}
+	for _, o := range opts {
+		o(&m)
+	}
+	s.batch = append(s.batch, m)
+}
+
+// Artefact stores a raw piece of output (VACUUM VERBOSE text, notices, a
+// JSON series) for the current case and repetition.
+func (s *Session) Artefact(ctx context.Context, name, contentType string, data []byte) error {
+	if s.runner.Store == nil {
+		return nil
+	}
+	s.mu.Lock()
+	a := results.Artefact{Target: s.Target.Name, Study: s.study, Case: s.cur.Labels, Rep: s.rep, Name: name, ContentType: contentType, Data: data, At: time.Now()}
+	s.mu.Unlock()
+	return s.runner.Store.AddArtefact(ctx, a)
+}
+
+// Note records a remark about the current case and repetition.
+func (s *Session) Note(format string, args ...any) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.notes = append(s.notes, Note{Target: s.Target.Name, Case: s.cur, Rep: s.rep, Text: fmt.Sprintf(format, args...)})
+}
+
+// Outcome records the result of a behaviour probe as one short text, shown
+// as a cell of a matrix (case × target) in reports, e.g. "3 rows loaded, 1
+// skipped".
+func (s *Session) Outcome(text string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.notes = append(s.notes, Note{Target: s.Target.Name, Case: s.cur, Rep: s.rep, Text: text, Outcome: true})
+}
+
+// Log prints a progress line (nothing when quiet).
+func (s *Session) Log(format string, args ...any) {
+	if s.runner.Progress != nil {
+		s.runner.Progress(fmt.Sprintf("%s/%s: %s", s.study, s.Target.Name, fmt.Sprintf(format, args...)))
+	}
+}
+
+// Rep returns the current repetition number (1-based; 0 in Setup and
+// Teardown).
+func (s *Session) Rep() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.rep
+}
+
+func (s *Session) begin(c Case, rep int) {
+	s.mu.Lock()
+	s.cur, s.rep = c, rep
+	s.mu.Unlock()
+}
+
+// flush hands the measurements recorded since the last flush to the store.
+func (s *Session) flush(ctx context.Context) error {
+	s.mu.Lock()
+	batch := s.batch
+	s.batch = nil
+	s.all = append(s.all, batch...)
+	s.mu.Unlock()
+	if len(batch) == 0 || s.runner.Store == nil {
+		return nil
+	}
+	return s.runner.Store.AddMeasurements(ctx, batch)
+}

@@ -1,0 +1,114 @@
+package study
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/pglab/pglab/pgserver"
+)
+
+// Info describes a study for --help, manifests and reports.
+type Info struct {
+	// Name is what users type: `pglab study NAME`.
+	Name string
+	// Title is a one-line description.
+	Title string
+	// Source names the seed experiment it reproduces, e.g. "seed 000 §4".
+	Source string
+	// Params are the study's parameters with defaults and --quick values.
+	Params []Param
+}
+
+// Case is one combination of a study's case parameters, e.g. one update
+// share with or without an index. Its Labels are stored with every
+// measurement of the case.
+type Case struct {
+	// Name is a short human label, e.g. "95 % + index".
+	Name string
+	// Labels tell the case apart within the study, e.g.
+	// {"update_pct": "95", "index": "yes"}.
+	Labels map[string]string
+	// Data is the study's own description of the case.
+	Data any
+}
+
+// Plan is what a study will do with given parameters.
+type Plan struct {
+	// Cases are run in order; each repetition runs every target once per
+	// case before the next repetition (A B A B …).
+	Cases []Case
+	// Settings are the server settings the study wants on managed
+	// targets. On a user's server (DSN target) pglab records what it found
+	// instead of changing server-wide settings; session-level settings
+	// are applied to the study's own connections.
+	Settings []pgserver.Setting
+	// Reps is the default number of repetitions (0 means 3; --reps wins).
+	Reps int
+	// QuickReps is the default number of repetitions under --quick (0
+	// means Reps).
+	QuickReps int
+}
+
+// Study is one experiment. The runner calls Setup once per target, then
+// Run once per case, target and repetition, then Teardown once per target
+// (also after an error or interruption, with a context that is not
+// cancelled). Methods of one Study value are called from one goroutine.
+type Study interface {
+	// Info describes the study.
+	Info() Info
+	// Plan returns the cases and settings for the parameters.
+	Plan(p Params) (Plan, error)
+	// Setup prepares a target (tables, data) before its first case.
+	Setup(ctx context.Context, s *Session) error
+	// Run performs one repetition of one case and records its
+	// measurements on s.
+	Run(ctx context.Context, s *Session, c Case, rep int) error
+	// Teardown removes what Setup and Run created.
+	Teardown(ctx context.Context, s *Session) error
+}
+
+var (
+	regMu    sync.Mutex
+	registry = map[string]func() Study{}
+)
+
+// Register adds a study constructor. It panics on a duplicate name (a
+// programming error found at start-up).
+func Register(name string, newStudy func() Study) {
+	regMu.Lock()
+	defer regMu.Unlock()
+	if _, dup := registry[name]; dup {
+		panic("study: duplicate study " + name)
+	}
+	registry[name] = newStudy
+}
+
+// Get returns a new instance of the named study.
+func Get(name string) (Study, error) {
+	regMu.Lock()
+	defer regMu.Unlock()
+	f, ok := registry[name]
+	if !ok {
+		return nil, fmt.Errorf("unknown study %q (studies: %s)", name, strings.Join(namesLocked(), ", "))
+	}
+	return f(), nil
+}
+
+// Names returns the registered study names, sorted.
+func Names() []string {
+	regMu.Lock()
+	defer regMu.Unlock()
+	return namesLocked()
+}
+
+func namesLocked() []string {
+	out := make([]string, 0, len(registry))
+	for n := range registry {
+		out = append(out, n)
+	}
+	sort.Strings(out)
+	return out
+}

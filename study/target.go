@@ -1,0 +1,271 @@
+package study
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/pglab/pglab/pgserver"
+	"github.com/pglab/pglab/results"
+)
+
+// Schema is the schema studies create their objects in, on every target.
+const Schema = "pglab"
+
+// schemaMarker is the comment pglab puts on the schema it creates, so that
+// it never takes over a user's schema of the same name.
+const schemaMarker = "created by pglab for its studies; safe to drop"
+
+// ErrNotManaged is returned by operations that need a server pglab manages
+// (restarts, server-wide settings) on a user's server.
+var ErrNotManaged = errors.New("not a server pglab manages")
+
+// Target is a server a study runs on: one pglab manages, or a user's
+// server given by a DSN.
+type Target struct {
+	// Name labels the target in results and reports, e.g. "pg17".
+	Name string
+
+	inst     *pgserver.Instance // nil for a user's server
+	owned    bool               // inst was started for this run (not a named instance)
+	config   *pgx.ConnConfig    // with password; never printed or stored
+	redacted string
+	base     []pgserver.Setting // a managed target's settings outside any study
+
+	// Facts read from the server when it is opened.
+	VersionNum int
+	Version    string
+	Checksums  bool
+	// DataDir is the data directory when the server is local and known.
+	DataDir string
+}
+
+// ManagedTarget wraps an instance pglab started. owned says whether it was
+// started for this run (and may be restarted freely) rather than a named
+// instance of the user's (whose settings are restored after each study).
+func ManagedTarget(ctx context.Context, name string, inst *pgserver.Instance, owned bool) (*Target, error) {
+	cfg, err := pgx.ParseConfig(inst.DSN())
+	if err != nil {
+		return nil, fmt.Errorf("target %s: %w", name, err)
+	}
+	t := &Target{Name: name, inst: inst, owned: owned, config: cfg, redacted: inst.RedactedDSN(), base: inst.Settings(), DataDir: inst.DataDir()}
+	if err := t.loadFacts(ctx); err != nil {
+		return nil, err
+	}
+	return t, nil
+}
+
+// DSNTarget opens a user's server. dsn is a URL or key=value string; PG*
+// environment variables and ~/.pgpass fill in what it leaves out.
+func DSNTarget(ctx context.Context, name, dsn string) (*Target, error) {
+	cfg, err := pgx.ParseConfig(dsn)
+	if err != nil {
+		return nil, fmt.Errorf("target %s: invalid DSN %s: %w", name, results.RedactDSN(dsn), errors.Unwrap(err))
+	}
+	t := &Target{Name: name, config: cfg, redacted: results.RedactDSN(dsn)}
+	if err := t.loadFacts(ctx); err != nil {
+		return nil, err
+	}
+	return t, nil
+}
+
+// Managed reports whether pglab manages the server (can restart it and
+// change its settings).
+func (t *Target) Managed() bool { return t.inst != nil }
+
+// Instance returns the managed instance, or nil.
+func (t *Target) Instance() *pgserver.Instance { return t.inst }
+
+// Redacted returns a description of the connection without password.
+func (t *Target) Redacted() string { return t.redacted }
+
+// ConnConfig returns a copy of the connection configuration (password
+// included: never print or store it), with search_path set to the study
+// schema and application_name to pglab.
+func (t *Target) ConnConfig() *pgx.ConnConfig {
+	c := t.config.Copy()
+	if c.RuntimeParams == nil {
+		c.RuntimeParams = map[string]string{}
+	}
+	c.RuntimeParams["search_path"] = Schema + ", public"
+	if _, ok := c.RuntimeParams["application_name"]; !ok {
+		c.RuntimeParams["application_name"] = "pglab"
+	}
+	if c.ConnectTimeout == 0 {
+		c.ConnectTimeout = 30 * time.Second
+	}
+	return c
+}
+
+// DSN returns the connection string the target was opened with (password
+// included: never print or store it).
+func (t *Target) DSN() string { return t.config.ConnString() }
+
+// Connect opens a connection to the target's database with search_path set
+// to the study schema.
+func (t *Target) Connect(ctx context.Context) (*pgx.Conn, error) {
+	conn, err := pgx.ConnectConfig(ctx, t.ConnConfig())
+	if err != nil {
+		return nil, fmt.Errorf("target %s: connect: %w", t.Name, err)
+	}
+	return conn, nil
+}
+
+// ConnectWithNotices is Connect with a handler receiving the server's
+// notices (INFO, NOTICE, WARNING messages such as VACUUM VERBOSE output).
+func (t *Target) ConnectWithNotices(ctx context.Context, onNotice func(*pgconn.Notice)) (*pgx.Conn, error) {
+	cfg := t.ConnConfig()
+	cfg.OnNotice = func(_ *pgconn.PgConn, n *pgconn.Notice) { onNotice(n) }
+	conn, err := pgx.ConnectConfig(ctx, cfg)
+	if err != nil {
+		return nil, fmt.Errorf("target %s: connect: %w", t.Name, err)
+	}
+	return conn, nil
+}
+
+func (t *Target) loadFacts(ctx context.Context) error {
+	cctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	conn, err := pgx.ConnectConfig(cctx, t.config)
+	if err != nil {
+		return fmt.Errorf("target %s: connect: %w", t.Name, err)
+	}
+	defer conn.Close(context.Background())
+	var num, checksums string
+	err = conn.QueryRow(cctx, "SELECT current_setting('server_version_num'), current_setting('server_version'), current_setting('data_checksums')").Scan(&num, &t.Version, &checksums)
+	if err != nil {
+		return fmt.Errorf("target %s: %w", t.Name, err)
+	}
+	t.VersionNum, _ = strconv.Atoi(num)
+	t.Checksums = checksums == "on"
+	if t.DataDir == "" {
+		// Readable only by superusers and pg_read_all_settings members.
+		var dir string
+		if conn.QueryRow(cctx, "SELECT setting FROM pg_settings WHERE name = 'data_directory'").Scan(&dir) == nil && isLocalHost(t.config.Host) {
+			t.DataDir = dir
+		}
+	}
+	return nil
+}
+
+func isLocalHost(h string) bool {
+	return h == "" || h[0] == '/' || h == "localhost" || h == "127.0.0.1" || h == "::1"
+}
+
+// Restart restarts a managed server with its current settings, emptying
+// shared buffers.
+func (t *Target) Restart(ctx context.Context) error {
+	if t.inst == nil {
+		return fmt.Errorf("target %s: restart: %w", t.Name, ErrNotManaged)
+	}
+	return t.inst.Restart(ctx, nil)
+}
+
+// applySettings gives a managed server the base settings plus want (a
+// restart when they differ from the current ones) and returns a function
+// restoring the settings it had. On a user's server it changes nothing.
+func (t *Target) applySettings(ctx context.Context, want []pgserver.Setting) (restore func(context.Context) error, err error) {
+	noop := func(context.Context) error { return nil }
+	if t.inst == nil || len(want) == 0 {
+		return noop, nil
+	}
+	before := t.inst.Settings()
+	next := pgserver.MergeSettings(t.base, want...)
+	if sameSettings(before, next) {
+		return noop, nil
+	}
+	if err := t.inst.Restart(ctx, next); err != nil {
+		return noop, fmt.Errorf("target %s: apply study settings: %w", t.Name, err)
+	}
+	return func(ctx context.Context) error {
+		if sameSettings(t.inst.Settings(), before) {
+			return nil
+		}
+		if err := t.inst.Restart(ctx, before); err != nil {
+			return fmt.Errorf("target %s: restore settings: %w", t.Name, err)
+		}
+		return nil
+	}, nil
+}
+
+func sameSettings(a, b []pgserver.Setting) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	m := map[string]string{}
+	for _, s := range a {
+		m[s.Name] = s.Value
+	}
+	for _, s := range b {
+		if v, ok := m[s.Name]; !ok || v != s.Value {
+			return false
+		}
+	}
+	return true
+}
+
+// ensureSchema creates the study schema, or checks that an existing one is
+// pglab's. A schema named pglab that pglab did not create is refused unless
+// force.
+func (t *Target) ensureSchema(ctx context.Context, force bool) error {
+	conn, err := t.Connect(ctx)
+	if err != nil {
+		return err
+	}
+	defer conn.Close(context.Background())
+	var comment *string
+	var exists bool
+	err = conn.QueryRow(ctx, "SELECT true, obj_description(oid, 'pg_namespace') FROM pg_namespace WHERE nspname = $1", Schema).Scan(&exists, &comment)
+	if err != nil && !errors.Is(err, pgx.ErrNoRows) {
+		return fmt.Errorf("target %s: %w", t.Name, err)
+	}
+	if exists {
+		if (comment == nil || *comment != schemaMarker) && !force {
+			return fmt.Errorf("target %s: a schema %q exists that pglab did not create; refusing to use it (pass --force to use it anyway)", t.Name, Schema)
+		}
+		return nil
+	}
+	if _, err := conn.Exec(ctx, "CREATE SCHEMA "+Schema); err != nil {
+		return fmt.Errorf("target %s: create schema %s: %w", t.Name, Schema, err)
+	}
+	if _, err := conn.Exec(ctx, fmt.Sprintf("COMMENT ON SCHEMA %s IS '%s'", Schema, schemaMarker)); err != nil {
+		return fmt.Errorf("target %s: %w", t.Name, err)
+	}
+	return nil
+}
+
+// Record returns the target as the results store keeps it, with its
+// non-default settings.
+func (t *Target) Record(ctx context.Context) results.Target {
+	kind := results.TargetManaged
+	if t.inst == nil {
+		kind = results.TargetDSN
+	}
+	rt := results.Target{
+		Name:             t.Name,
+		Kind:             kind,
+		Conn:             t.redacted,
+		ServerVersion:    t.Version,
+		ServerVersionNum: t.VersionNum,
+		DataChecksums:    t.Checksums,
+	}
+	if conn, err := pgx.ConnectConfig(ctx, t.config); err == nil {
+		defer conn.Close(context.Background())
+		rows, err := conn.Query(ctx, `SELECT name, setting, coalesce(unit, ''), source FROM pg_settings
+			WHERE source NOT IN ('default', 'override', 'client', 'session') ORDER BY name`)
+		if err == nil {
+			for rows.Next() {
+				var s results.Setting
+				if rows.Scan(&s.Name, &s.Value, &s.Unit, &s.Source) == nil {
+					rt.Settings = append(rt.Settings, s)
+				}
+			}
+			rows.Close()
+		}
+	}
+	return rt
+}
