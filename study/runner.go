@@ -90,6 +90,7 @@ func (r *Runner) Run(ctx context.Context, st Study, params Params) (out *Outcome
 		cctx, cancel := cleanupCtx()
 		defer cancel()
 		for _, s := range sessions {
+			s.closeObserver()
 			if terr := st.Teardown(cctx, s); terr != nil && err == nil {
 				err = fmt.Errorf("study %s: teardown on %s: %w", info.Name, s.Target.Name, terr)
 			}

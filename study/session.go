@@ -7,6 +7,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/pglab/pglab/results"
 )
 
@@ -27,6 +28,7 @@ type Session struct {
 	runner *Runner
 
 	mu    sync.Mutex
+	obs   *pgx.Conn // the observer connection of Measure
 	cur   Case
 	rep   int
 	batch []results.Measurement

@@ -157,7 +157,8 @@ func isLocalHost(h string) bool {
 }
 
 // Restart restarts a managed server with its current settings, emptying
-// shared buffers.
+// shared buffers. Connections to it (the session's observer included) are
+// closed by the restart; the observer reconnects by itself.
 func (t *Target) Restart(ctx context.Context) error {
 	if t.inst == nil {
 		return fmt.Errorf("target %s: restart: %w", t.Name, ErrNotManaged)

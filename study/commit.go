@@ -1,0 +1,323 @@
+package study
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/pglab/pglab/internal/netdelay"
+	"github.com/pglab/pglab/pgserver"
+)
+
+// commitStudy is seed 004: N single-row updates, committed one by one,
+// in one transaction or in batches, sent with the simple protocol, the
+// extended protocol preparing an unnamed statement on every call (what Go's
+// database/sql Exec does), a statement prepared once, or pipelined.
+type commitStudy struct{}
+
+func init() { Register("commit", func() Study { return commitStudy{} }) }
+
+var (
+	commitTxModes   = []string{"autocommit", "transaction", "batch"}
+	commitProtocols = []string{"simple", "extended", "prepared", "pipeline"}
+)
+
+func (commitStudy) Info() Info {
+	return Info{
+		Name:   "commit",
+		Title:  "single-row UPDATEs: commit per statement, per transaction or per batch, over four protocol styles",
+		Source: "seed 004",
+		Params: []Param{
+			{Name: "rows", Kind: KindInt, Default: "10000", Quick: "2000", Min: 1, MinSet: true, Doc: "rows in benchmark_accounts"},
+			{Name: "updates", Kind: KindInt, Default: "10000", Quick: "2000", Min: 1, MinSet: true, Doc: "single-row updates per repetition"},
+			{Name: "tx_modes", Kind: KindList, Default: strings.Join(commitTxModes, ","), Choices: commitTxModes, Doc: "autocommit (a commit per update), transaction (one for all), batch (one per batch_size updates)"},
+			{Name: "batch_size", Kind: KindInt, Default: "100", Min: 1, MinSet: true, Doc: "updates per transaction in batch mode"},
+			{Name: "protocols", Kind: KindList, Default: strings.Join(commitProtocols, ","), Choices: commitProtocols, Doc: "simple query; extended with an unnamed statement prepared on every call; prepared once; pipelined"},
+			{Name: "delay_ms", Kind: KindFloat, Default: "0", Doc: "one-way network delay added between client and server (a delaying proxy on loopback), in ms"},
+		},
+	}
+}
+
+type commitCase struct {
+	txMode   string
+	protocol string
+}
+
+func (commitStudy) Plan(p Params) (Plan, error) {
+	if p.Float("delay_ms") < 0 {
+		return Plan{}, fmt.Errorf("delay_ms must not be negative")
+	}
+	var cases []Case
+	for _, tx := range p.List("tx_modes") {
+		for _, proto := range p.List("protocols") {
+			name := tx + ", " + proto
+			cases = append(cases, Case{Name: name, Labels: map[string]string{"tx": tx, "protocol": proto}, Data: commitCase{tx, proto}})
+		}
+	}
+	return Plan{
+		Cases: cases,
+		// track_wal_io_timing gives wal_sync_ms; nothing else differs from
+		// the defaults (synchronous_commit on, fsync on).
+		Settings:  []pgserver.Setting{{Name: "track_wal_io_timing", Value: "on"}, {Name: "autovacuum", Value: "off"}},
+		Reps:      3,
+		QuickReps: 3,
+	}, nil
+}
+
+const commitTable = "benchmark_accounts"
+
+func (commitStudy) Setup(ctx context.Context, s *Session) error {
+	conn, err := s.Target.Connect(ctx)
+	if err != nil {
+		return err
+	}
+	defer conn.Close(context.Background())
+	rows := s.Params.Int("rows")
+	// The seed's table (id, status, balance, last_accessed, version, note)
+	// with its index on status; balances are deterministic here.
+	for _, q := range []string{
+		"DROP TABLE IF EXISTS " + commitTable,
+		"CREATE TABLE " + commitTable + ` (
+			id bigint PRIMARY KEY,
+			status text NOT NULL,
+			balance numeric(12,2) NOT NULL DEFAULT 0,
+			last_accessed timestamptz NOT NULL DEFAULT now(),
+			version integer NOT NULL DEFAULT 0,
+			note text NOT NULL DEFAULT '')`,
+		fmt.Sprintf(`INSERT INTO %s (id, status, balance, last_accessed, version, note)
+			SELECT g, CASE WHEN g %% 5 = 0 THEN 'suspended' WHEN g %% 2 = 0 THEN 'active' ELSE 'inactive' END,
+			       (g * 7919 %% 1000000) / 100.0, now() - (g %% 365) * interval '1 day', g %% 100, 'seed row ' || g
+			FROM generate_series(1, %d) g`, commitTable, rows),
+		"CREATE INDEX ON " + commitTable + " (status)",
+		"VACUUM ANALYZE " + commitTable,
+	} {
+		if _, err := conn.Exec(ctx, q); err != nil {
+			return fmt.Errorf("%s: %w", strings.Fields(q)[0], err)
+		}
+	}
+	if d := s.Params.Float("delay_ms"); d > 0 {
+		host, port := s.Target.ConnConfig().Host, s.Target.ConnConfig().Port
+		if strings.HasPrefix(host, "/") {
+			return fmt.Errorf("delay_ms needs a TCP connection to the server, not a unix socket (%s)", host)
+		}
+		px, err := netdelay.Start(net.JoinHostPort(host, strconv.Itoa(int(port))), time.Duration(d*float64(time.Millisecond)))
+		if err != nil {
+			return err
+		}
+		s.Data = px
+		s.Note("added one-way delay %.3g ms by a delaying proxy on loopback (netem not used)", d)
+	}
+	return nil
+}
+
+// rtConn counts round trips: a read from the socket that follows a write
+// is the client waiting for the server's answer.
+type rtConn struct {
+	net.Conn
+	mu        sync.Mutex
+	wrote     bool
+	roundTrip int
+}
+
+func (c *rtConn) Write(b []byte) (int, error) {
+	c.mu.Lock()
+	c.wrote = true
+	c.mu.Unlock()
+	return c.Conn.Write(b)
+}
+
+func (c *rtConn) Read(b []byte) (int, error) {
+	c.mu.Lock()
+	if c.wrote {
+		c.roundTrip++
+		c.wrote = false
+	}
+	c.mu.Unlock()
+	return c.Conn.Read(b)
+}
+
+func (c *rtConn) count() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.roundTrip
+}
+
+func (commitStudy) Run(ctx context.Context, s *Session, c Case, rep int) error {
+	cc := c.Data.(commitCase)
+	n := int(s.Params.Int("updates"))
+	rows := s.Params.Int("rows")
+	batch := int(s.Params.Int("batch_size"))
+
+	cfg := s.Target.ConnConfig()
+	var counted *rtConn
+	dialer := &net.Dialer{KeepAlive: 5 * time.Minute}
+	px, _ := s.Data.(*netdelay.Proxy)
+	cfg.DialFunc = func(ctx context.Context, network, addr string) (net.Conn, error) {
+		if px != nil {
+			network, addr = "tcp", px.Addr()
+		}
+		conn, err := dialer.DialContext(ctx, network, addr)
+		if err != nil {
+			return nil, err
+		}
+		counted = &rtConn{Conn: conn}
+		return counted, nil
+	}
+	cfg.Fallbacks = nil
+	conn, err := pgx.ConnectConfig(ctx, cfg)
+	if err != nil {
+		return fmt.Errorf("connect: %w", err)
+	}
+	defer conn.Close(context.Background())
+	pc := conn.PgConn()
+	const updateSQL = "UPDATE " + commitTable + " SET status = 'active' WHERE id = $1"
+	if cc.protocol == "prepared" || cc.protocol == "pipeline" {
+		if _, err := pc.Prepare(ctx, "upd", updateSQL, nil); err != nil {
+			return err
+		}
+	}
+	// The ids updated: spread over the table, the same in every repetition.
+	id := func(i int) int64 { return int64(i)%rows + 1 }
+
+	// txEnd reports whether the update at i ends a transaction.
+	txSize := 1
+	switch cc.txMode {
+	case "transaction":
+		txSize = n
+	case "batch":
+		txSize = batch
+	}
+	explicit := cc.txMode != "autocommit"
+
+	lat := make([]time.Duration, 0, n)
+	simpleExec := func(ctx context.Context, sql string) error {
+		return pc.Exec(ctx, sql).Close()
+	}
+	startRT, endRT := 0, 0
+	step, err := s.Measure(ctx, conn, func(ctx context.Context) error {
+		startRT = counted.count()
+		defer func() { endRT = counted.count() }()
+		if cc.protocol == "pipeline" {
+			return commitPipeline(ctx, pc, n, txSize, explicit, id)
+		}
+		for i := 0; i < n; i++ {
+			if explicit && i%txSize == 0 {
+				if err := simpleExec(ctx, "BEGIN"); err != nil {
+					return err
+				}
+			}
+			t0 := time.Now()
+			var err error
+			arg := []byte(strconv.FormatInt(id(i), 10))
+			switch cc.protocol {
+			case "simple":
+				err = simpleExec(ctx, "UPDATE "+commitTable+" SET status = 'active' WHERE id = "+string(arg))
+			case "extended":
+				// database/sql's Exec: Parse+Describe of an unnamed statement,
+				// then Bind+Execute — two round trips.
+				if _, err = pc.Prepare(ctx, "", updateSQL, nil); err == nil {
+					_, err = pc.ExecPrepared(ctx, "", [][]byte{arg}, nil, nil).Close()
+				}
+			case "prepared":
+				_, err = pc.ExecPrepared(ctx, "upd", [][]byte{arg}, nil, nil).Close()
+			}
+			if err != nil {
+				return fmt.Errorf("update %d: %w", i+1, err)
+			}
+			lat = append(lat, time.Since(t0))
+			if explicit && (i%txSize == txSize-1 || i == n-1) {
+				if err := simpleExec(ctx, "COMMIT"); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	s.Record("elapsed_ms", float64(step.Elapsed.Microseconds())/1000, "ms", LowerIsBetter())
+	s.Record("round_trips", float64(endRT-startRT), "count", LowerIsBetter())
+	if len(lat) > 0 {
+		sort.Slice(lat, func(i, j int) bool { return lat[i] < lat[j] })
+		s.Record("op_p50_us", float64(lat[len(lat)/2].Nanoseconds())/1000, "us", LowerIsBetter())
+		s.Record("op_p99_us", float64(lat[(len(lat)*99)/100].Nanoseconds())/1000, "us", LowerIsBetter())
+	}
+	for _, m := range []struct{ counter, metric, unit string }{
+		{"xact_commit", "commits", "count"},
+		{"wal_syncs", "wal_syncs", "count"},
+		{"wal_sync_ms", "wal_sync_ms", "ms"},
+		{"wal_bytes", "wal_bytes", "bytes"},
+		{"wal_records", "wal_records", "count"},
+	} {
+		if v, ok := step.Counter(m.counter); ok {
+			s.Record(m.metric, v, m.unit, LowerIsBetter())
+		}
+	}
+	return nil
+}
+
+// commitPipeline sends every update in pipeline mode: a Sync ends each
+// transaction (each statement, in autocommit mode), and results are read
+// as they come, without waiting between statements.
+func commitPipeline(ctx context.Context, pc *pgconn.PgConn, n, txSize int, explicit bool, id func(int) int64) error {
+	p := pc.StartPipeline(ctx)
+	syncs := 0
+	for i := 0; i < n; i++ {
+		if explicit && i%txSize == 0 {
+			p.SendQueryParams("BEGIN", nil, nil, nil, nil)
+		}
+		p.SendQueryPrepared("upd", [][]byte{[]byte(strconv.FormatInt(id(i), 10))}, nil, nil)
+		if i%txSize == txSize-1 || i == n-1 {
+			if explicit {
+				p.SendQueryParams("COMMIT", nil, nil, nil, nil)
+			}
+			p.SendPipelineSync()
+			syncs++
+		}
+	}
+	if err := p.Flush(); err != nil {
+		p.Close()
+		return err
+	}
+	for syncs > 0 {
+		res, err := p.GetResults()
+		if err != nil {
+			p.Close()
+			return err
+		}
+		switch r := res.(type) {
+		case *pgconn.ResultReader:
+			if _, err := r.Close(); err != nil {
+				p.Close()
+				return err
+			}
+		case *pgconn.PipelineSync:
+			syncs--
+		case nil:
+			p.Close()
+			return fmt.Errorf("pipeline ended early")
+		}
+	}
+	return p.Close()
+}
+
+func (commitStudy) Teardown(ctx context.Context, s *Session) error {
+	if px, ok := s.Data.(*netdelay.Proxy); ok {
+		px.Close()
+	}
+	conn, err := s.Target.Connect(ctx)
+	if err != nil {
+		return err
+	}
+	defer conn.Close(context.Background())
+	_, err = conn.Exec(ctx, "DROP TABLE IF EXISTS "+commitTable)
+	return err
+}
