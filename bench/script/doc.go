@@ -108,9 +108,10 @@
 //     backslash; pgbench 15 reports the line where scanning resumed after the
 //     previous command. This package follows 17/18.
 //   - pgbench loops forever on random_zipfian with a NaN parameter; here it
-//     is the usual "zipfian parameter must be in range" error. abs() of a
-//     boolean reads an undefined union member in pgbench; here it fails
-//     with "cannot coerce boolean to double".
+//     is the usual "zipfian parameter must be in range" error.
+//   - Where pgbench's C has undefined behaviour, this package does what
+//     pgbench does on x86-64 Linux: shift counts are taken modulo 64,
+//     abs(true) is the denormal double 5e-324, NaN converts to INT64_MIN.
 //   - bison's "memory exhausted" for very deep nesting is approximated by a
 //     nesting limit of 10000.
 package script

@@ -310,7 +310,13 @@ func (env *Env) evalStandard(n *node) (Value, error) {
 			}
 			return v, nil
 		default:
-			return Value{}, evalErrorf("cannot coerce %s to double", v.kind)
+			// pgbench reads the double member of its value union here; for
+			// a boolean that is the denormal 1 or 0.
+			bits := uint64(0)
+			if v.b {
+				bits = 1
+			}
+			return Double(math.Float64frombits(bits)), nil
 		}
 
 	case opDebug:

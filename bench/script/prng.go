@@ -145,7 +145,7 @@ func (r *PRNG) Exponential(min, max int64, parameter float64) int64 {
 	uniform := 1.0 - r.Double()
 	// The explicit conversion keeps Go from fusing the multiply-add.
 	rnd := -math.Log(cut+float64((1.0-cut)*uniform)) / parameter
-	return min + int64(float64(max-min+1)*rnd)
+	return min + truncToInt64(float64(max-min+1)*rnd)
 }
 
 // Gaussian returns a value in [min, max] from pgbench's truncated normal
@@ -159,14 +159,14 @@ func (r *PRNG) Gaussian(min, max int64, parameter float64) int64 {
 		}
 	}
 	rnd := (stdev + parameter) / (parameter * 2.0)
-	return min + int64(float64(max-min+1)*rnd)
+	return min + truncToInt64(float64(max-min+1)*rnd)
 }
 
 // Poisson returns a value whose mean is center (getPoissonRand), as pgbench
 // uses to schedule transactions under --rate.
 func (r *PRNG) Poisson(center float64) int64 {
 	uniform := 1.0 - r.Double()
-	return int64(float64(-math.Log(uniform)*center) + 0.5)
+	return truncToInt64(float64(-math.Log(uniform)*center) + 0.5)
 }
 
 // Zipfian returns a value in [min, max] from pgbench's zipfian distribution
@@ -191,6 +191,15 @@ func (r *PRNG) iterativeZipfian(n int64, s float64) int64 {
 		}
 	}
 	return int64(x)
+}
+
+// truncToInt64 converts like x86-64's cvttsd2si, as pgbench's (int64) casts
+// do there: NaN and out-of-range values give math.MinInt64.
+func truncToInt64(f float64) int64 {
+	if math.IsNaN(f) || f >= 0x1p63 || f < -0x1p63 {
+		return math.MinInt64
+	}
+	return int64(f)
 }
 
 // ThreadRandom holds the random states pgbench gives each thread.

@@ -127,7 +127,8 @@ func (v Value) appendDebug(dst []byte) []byte {
 	}
 }
 
-// appendG15 formats f as C's printf("%.15g") does with glibc.
+// appendG15 formats f as pgbench's printf("%.15g"): glibc's digits, and
+// PostgreSQL's spelling of infinities and NaNs.
 func appendG15(dst []byte, f float64) []byte {
 	if s, ok := nonFinite(f); ok {
 		return append(dst, s...)
@@ -135,7 +136,7 @@ func appendG15(dst []byte, f float64) []byte {
 	return strconv.AppendFloat(dst, f, 'g', 15, 64)
 }
 
-// formatF formats f as C's printf("%f") does with glibc.
+// formatF formats f as pgbench's printf("%f").
 func formatF(f float64) string {
 	if s, ok := nonFinite(f); ok {
 		return s
@@ -143,18 +144,16 @@ func formatF(f float64) string {
 	return strconv.FormatFloat(f, 'f', 6, 64)
 }
 
-// nonFinite returns glibc's printf spelling of infinities and NaNs.
+// nonFinite returns the spelling of infinities and NaNs of PostgreSQL's own
+// snprintf (src/port/snprintf.c), which pgbench uses for all its output.
 func nonFinite(f float64) (string, bool) {
 	switch {
 	case math.IsInf(f, 1):
-		return "inf", true
+		return "Infinity", true
 	case math.IsInf(f, -1):
-		return "-inf", true
+		return "-Infinity", true
 	case math.IsNaN(f):
-		if math.Signbit(f) {
-			return "-nan", true
-		}
-		return "nan", true
+		return "NaN", true
 	}
 	return "", false
 }
