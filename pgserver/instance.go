@@ -635,21 +635,30 @@ func (i *Instance) Running() bool {
 	return processAlive(pid)
 }
 
-// Restart stops the server (fast shutdown) and starts it again with the
-// given settings (nil keeps the current ones), on the same port when it
-// is still free. Shared buffers are empty afterwards.
-func (i *Instance) Restart(ctx context.Context, settings []Setting) error {
-	if settings != nil {
-		if err := validateSettings(ctx, i.opts.Binaries, i.dataDir(), i.user, settings); err != nil {
-			return err
-		}
+// Restart stops the server (fast shutdown) and starts it again with its
+// current settings, on the same port when it is still free. Shared buffers
+// are empty afterwards.
+func (i *Instance) Restart(ctx context.Context) error {
+	if err := i.Stop(ctx); err != nil {
+		return err
+	}
+	if err := i.start(ctx); err != nil {
+		return err
+	}
+	return i.writeInstanceFile()
+}
+
+// RestartWith restarts the server with settings replacing the current ones
+// (an empty list means pglab's own settings only). Settings the server
+// refuses are reported before it is stopped.
+func (i *Instance) RestartWith(ctx context.Context, settings []Setting) error {
+	if err := validateSettings(ctx, i.opts.Binaries, i.dataDir(), i.user, settings); err != nil {
+		return err
 	}
 	if err := i.Stop(ctx); err != nil {
 		return err
 	}
-	if settings != nil {
-		i.settings = settings
-	}
+	i.settings = append([]Setting(nil), settings...)
 	if err := i.start(ctx); err != nil {
 		return err
 	}

@@ -94,7 +94,7 @@ func TestRestartAppliesSettings(t *testing.T) {
 	inst := pgtest.New(t, pgtest.Options{})
 	port := inst.Port()
 	ctx := context.Background()
-	if err := inst.Restart(ctx, []pgserver.Setting{{Name: "shared_buffers", Value: "48MB"}}); err != nil {
+	if err := inst.RestartWith(ctx, []pgserver.Setting{{Name: "shared_buffers", Value: "48MB"}}); err != nil {
 		t.Fatal(err)
 	}
 	if got := show(t, inst, "shared_buffers"); got != "48MB" {
@@ -103,13 +103,23 @@ func TestRestartAppliesSettings(t *testing.T) {
 	if inst.Port() != port {
 		t.Logf("port changed %d -> %d (was taken)", port, inst.Port())
 	}
-	err := inst.Restart(ctx, []pgserver.Setting{{Name: "shared_buffers", Value: "lots"}})
+	err := inst.RestartWith(ctx, []pgserver.Setting{{Name: "shared_buffers", Value: "lots"}})
 	var se *pgserver.SettingError
 	if !errors.As(err, &se) {
 		t.Fatalf("restart with a bad value: %v, want a SettingError", err)
 	}
 	if !inst.Running() {
 		t.Errorf("a refused restart stopped the server")
+	}
+	// Back to no settings of its own: shared_buffers returns to initdb's.
+	if err := inst.RestartWith(ctx, nil); err != nil {
+		t.Fatal(err)
+	}
+	if got := show(t, inst, "shared_buffers"); got == "48MB" {
+		t.Errorf("RestartWith(nil) kept shared_buffers = 48MB")
+	}
+	if err := inst.Restart(ctx); err != nil {
+		t.Fatal(err)
 	}
 }
 

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -110,10 +111,26 @@ func (t *Target) DSN() string { return t.config.ConnString() }
 func (t *Target) Connect(ctx context.Context) (*pgx.Conn, error) {
 	conn, err := pgx.ConnectConfig(ctx, t.ConnConfig())
 	if err != nil {
-		return nil, fmt.Errorf("target %s: connect: %w", t.Name, err)
+		return nil, connectError(t.Name, err)
 	}
 	return conn, nil
 }
+
+// connectError keeps a connection failure on one line: pgx puts each
+// address tried on a line of its own.
+func connectError(target string, err error) error {
+	return fmt.Errorf("target %s: connect: %w", target, oneLineError{err})
+}
+
+// oneLineError prints a wrapped error with its line breaks folded.
+type oneLineError struct{ err error }
+
+func (e oneLineError) Error() string {
+	msg := strings.ReplaceAll(e.err.Error(), "\n\t", " ")
+	return strings.ReplaceAll(msg, "\n", "; ")
+}
+
+func (e oneLineError) Unwrap() error { return e.err }
 
 // ConnectWithNotices is Connect with a handler receiving the server's
 // notices (INFO, NOTICE, WARNING messages such as VACUUM VERBOSE output).
@@ -122,7 +139,7 @@ func (t *Target) ConnectWithNotices(ctx context.Context, onNotice func(*pgconn.N
 	cfg.OnNotice = func(_ *pgconn.PgConn, n *pgconn.Notice) { onNotice(n) }
 	conn, err := pgx.ConnectConfig(ctx, cfg)
 	if err != nil {
-		return nil, fmt.Errorf("target %s: connect: %w", t.Name, err)
+		return nil, connectError(t.Name, err)
 	}
 	return conn, nil
 }
@@ -132,7 +149,7 @@ func (t *Target) loadFacts(ctx context.Context) error {
 	defer cancel()
 	conn, err := pgx.ConnectConfig(cctx, t.config)
 	if err != nil {
-		return fmt.Errorf("target %s: connect: %w", t.Name, err)
+		return connectError(t.Name, err)
 	}
 	defer conn.Close(context.Background())
 	var num, checksums string
@@ -163,7 +180,7 @@ func (t *Target) Restart(ctx context.Context) error {
 	if t.inst == nil {
 		return fmt.Errorf("target %s: restart: %w", t.Name, ErrNotManaged)
 	}
-	return t.inst.Restart(ctx, nil)
+	return t.inst.Restart(ctx)
 }
 
 // applySettings gives a managed server the base settings plus want (a
@@ -179,14 +196,14 @@ func (t *Target) applySettings(ctx context.Context, want []pgserver.Setting) (re
 	if sameSettings(before, next) {
 		return noop, nil
 	}
-	if err := t.inst.Restart(ctx, next); err != nil {
+	if err := t.inst.RestartWith(ctx, next); err != nil {
 		return noop, fmt.Errorf("target %s: apply study settings: %w", t.Name, err)
 	}
 	return func(ctx context.Context) error {
 		if sameSettings(t.inst.Settings(), before) {
 			return nil
 		}
-		if err := t.inst.Restart(ctx, before); err != nil {
+		if err := t.inst.RestartWith(ctx, before); err != nil {
 			return fmt.Errorf("target %s: restore settings: %w", t.Name, err)
 		}
 		return nil

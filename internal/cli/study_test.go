@@ -1,0 +1,268 @@
+package cli_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/pglab/pglab/internal/pgtest"
+	"github.com/pglab/pglab/results"
+)
+
+func TestStudyBadInput(t *testing.T) {
+	store := filepath.Join(t.TempDir(), "r.db")
+	cases := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"study"}, "name one study"},
+		{[]string{"study", "nosuch", "--versions", "17"}, `unknown study "nosuch"`},
+		{[]string{"study", "commit"}, "name the servers"},
+		{[]string{"study", "commit", "--versions", "12"}, "PostgreSQL 12 is not supported"},
+		{[]string{"study", "commit", "--versions", "17", "--param", "nosuch=1"}, `study commit has no parameter "nosuch"`},
+		{[]string{"study", "commit", "--versions", "17", "--param", "rows=abc"}, "--param rows=abc: want an integer"},
+		{[]string{"study", "commit", "--versions", "17", "--param", "rows=0"}, "must be at least 1"},
+		{[]string{"study", "commit", "--versions", "17", "--param", "protocols=carrier-pigeon"}, `"carrier-pigeon": want one of simple, extended, prepared, pipeline`},
+		{[]string{"study", "commit", "--versions", "17", "--param", "noequals"}, `invalid --param "noequals"`},
+		{[]string{"study", "commit", "--versions", "17", "--set", "nope"}, `invalid setting "nope"`},
+		{[]string{"study", "commit", "--versions", "17", "--checksums", "sometimes"}, "--checksums must be on or off"},
+		{[]string{"study", "commit", "--versions", "17,17"}, `target name "pg17" is given twice`},
+		{[]string{"study", "commit", "--target", "a=postgres://u:sekret@127.0.0.1:1/db"}, "target a: connect"},
+		{[]string{"study", "commit", "--target", "a="}, "empty DSN"},
+		{[]string{"study", "commit", "--target", "nosuchinstance"}, `no such instance "nosuchinstance"`},
+		{[]string{"study", "commit", "--versions", "17", "--reps", "-1"}, "--reps must be at least 1"},
+		{[]string{"study", "commit", "--versions", "17", "--set", "no_such_param=1"}, `unrecognized configuration parameter "no_such_param"`},
+	}
+	t.Setenv("XDG_STATE_HOME", pgtest.TempDir(t))
+	for _, c := range cases {
+		t.Run(strings.Join(c.args, " "), func(t *testing.T) {
+			r := run(t, append([]string{"--quiet", "--no-install"}[:1], append(c.args, "--store", store)...)...)
+			assertOneLineError(t, r, c.want)
+			if strings.Contains(r.stderr, "sekret") {
+				t.Errorf("password printed: %s", r.stderr)
+			}
+		})
+	}
+	// Nothing may have been written for bad input: the store holds no run.
+	if _, err := os.Stat(store); err == nil {
+		s, err := results.OpenReadOnly(context.Background(), store)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer s.Close()
+		runs, _ := s.Runs(context.Background(), results.RunFilter{})
+		for _, r := range runs {
+			if r.Status != results.StatusFailed {
+				t.Errorf("bad input left a run %s with status %s", r.ID, r.Status)
+			}
+		}
+	}
+}
+
+// TestStudyCopyErrorsJSON runs the copy-errors study on two versions and
+// checks the JSON document and the matrix the seed describes.
+func TestStudyCopyErrorsJSON(t *testing.T) {
+	store := filepath.Join(t.TempDir(), "r.db")
+	vs := pgtest.Versions()
+	r := run(t, "--quiet", "study", "copy-errors", "--versions", "16,17", "--json", "--store", store)
+	if r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	_ = vs
+	var doc struct {
+		RunID   string `json:"run_id"`
+		Targets []struct {
+			Name          string `json:"name"`
+			ServerVersion string `json:"server_version"`
+		} `json:"targets"`
+		Measurements []struct {
+			Target        string            `json:"target"`
+			ServerVersion string            `json:"server_version"`
+			Study         string            `json:"study"`
+			Case          map[string]string `json:"case"`
+			Rep           int               `json:"rep"`
+			Metric        string            `json:"metric"`
+			Value         float64           `json:"value"`
+			Unit          string            `json:"unit"`
+		} `json:"measurements"`
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &doc); err != nil {
+		t.Fatalf("stdout is not JSON: %v\n%s", err, r.stdout)
+	}
+	if doc.RunID == "" || len(doc.Targets) != 2 {
+		t.Fatalf("run_id %q, targets %v", doc.RunID, doc.Targets)
+	}
+	get := func(target, probe, metric string) float64 {
+		for _, m := range doc.Measurements {
+			if m.Target == target && m.Case["probe"] == probe && m.Metric == metric {
+				if m.ServerVersion == "" || m.Study != "copy-errors" || m.Rep != 1 {
+					t.Errorf("measurement lacks fields: %+v", m)
+				}
+				return m.Value
+			}
+		}
+		t.Fatalf("no %s %s %s", target, probe, metric)
+		return 0
+	}
+	want := []struct {
+		target, probe, metric string
+		value                 float64
+	}{
+		{"pg16", "plain", "rows_loaded", 0},
+		{"pg17", "plain", "rows_loaded", 0},
+		{"pg16", "on_error_ignore", "supported", 0},
+		{"pg17", "on_error_ignore", "supported", 1},
+		{"pg17", "on_error_ignore", "rows_loaded", 3},
+		{"pg17", "on_error_ignore", "rows_skipped", 1},
+		{"pg17", "log_verbose", "notices", 2},
+		{"pg17", "pk_violation", "rows_loaded", 0},
+		{"pg17", "pk_violation", "failed", 1},
+		{"pg17", "reject_limit_ok", "supported", 0},
+		{"pg17", "log_silent", "supported", 0},
+	}
+	for _, w := range want {
+		if got := get(w.target, w.probe, w.metric); got != w.value {
+			t.Errorf("%s %s %s = %v, want %v", w.target, w.probe, w.metric, got, w.value)
+		}
+	}
+	// The run and its artefacts are in the store.
+	s, err := results.OpenReadOnly(context.Background(), store)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	rec, err := s.Run(context.Background(), doc.RunID)
+	if err != nil || rec.Status != results.StatusDone {
+		t.Fatalf("stored run: %+v %v", rec, err)
+	}
+	arts, err := s.Artefacts(context.Background(), doc.RunID, results.ArtefactFilter{Name: "copy-output", Target: "pg17"})
+	if err != nil || len(arts) == 0 {
+		t.Fatalf("artefacts: %d %v", len(arts), err)
+	}
+	found := false
+	for _, a := range arts {
+		if strings.Contains(string(a.Data), "1 row was skipped due to data type incompatibility") {
+			found = true
+		}
+	}
+	if !found {
+		t.Errorf("no artefact holds the skip notice")
+	}
+}
+
+// TestStudyInterruptRestoresSettings starts a named instance, runs the
+// commit study on it in a separate pglab process, interrupts it with SIGINT
+// once measurements are stored, and checks: exit 130, the instance's
+// settings are back, the run is stored as interrupted with its
+// measurements, and the temporary managed server of a --versions run is
+// gone.
+func TestStudyInterruptRestoresSettings(t *testing.T) {
+	bin := pglabBinary(t)
+	state := pgtest.TempDir(t)
+	t.Setenv("XDG_STATE_HOME", state)
+	tmp := pgtest.TempDir(t)
+	r := run(t, "--quiet", "pg", "start", "--version", pgtest.DefaultVersion(), "--name", "intr")
+	if r.code != 0 {
+		t.Fatalf("pg start: %s", r.stderr)
+	}
+	dsn := strings.TrimSpace(r.stdout)
+	t.Cleanup(func() { run(t, "pg", "stop", "--remove", "intr") })
+	show := func(name string) string {
+		conn, err := pgx.Connect(context.Background(), dsn)
+		if err != nil {
+			t.Fatalf("connect: %v", err)
+		}
+		defer conn.Close(context.Background())
+		var v string
+		conn.QueryRow(context.Background(), "SELECT current_setting($1)", name).Scan(&v)
+		return v
+	}
+	if show("track_wal_io_timing") != "off" || show("autovacuum") != "on" {
+		t.Fatalf("unexpected initial settings")
+	}
+
+	store := filepath.Join(t.TempDir(), "r.db")
+	for _, args := range [][]string{
+		{"study", "commit", "--target", "intr", "--param", "updates=3000", "--param", "rows=3000"},
+		{"study", "commit", "--versions", pgtest.DefaultVersion(), "--param", "updates=3000", "--param", "rows=3000"},
+	} {
+		cmd := exec.Command(bin, append(args, "--store", store)...)
+		cmd.Env = append(os.Environ(), "XDG_STATE_HOME="+state, "PGLAB_TMPDIR="+tmp)
+		var stderr bytes.Buffer
+		cmd.Stderr = &stderr
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		runID := waitForMeasurements(t, store, 10, 90*time.Second)
+		cmd.Process.Signal(syscall.SIGINT)
+		done := make(chan error, 1)
+		go func() { done <- cmd.Wait() }()
+		select {
+		case <-done:
+		case <-time.After(60 * time.Second):
+			cmd.Process.Kill()
+			t.Fatalf("pglab did not exit within 60 s of SIGINT; stderr:\n%s", stderr.String())
+		}
+		if code := cmd.ProcessState.ExitCode(); code != 130 {
+			t.Errorf("%v: exit code %d, want 130; stderr:\n%s", args, code, stderr.String())
+		}
+		s, err := results.OpenReadOnly(context.Background(), store)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rec, err := s.Run(context.Background(), runID)
+		ms, _ := s.Measurements(context.Background(), runID, results.MeasurementFilter{})
+		s.Close()
+		if err != nil || rec.Status != results.StatusInterrupted {
+			t.Errorf("%v: stored run status %q (%v), want interrupted", args, rec.Status, err)
+		}
+		if len(ms) < 10 {
+			t.Errorf("%v: %d measurements kept, want the ones made before SIGINT", args, len(ms))
+		}
+	}
+	if got := show("track_wal_io_timing"); got != "off" {
+		t.Errorf("track_wal_io_timing = %s after the interrupted study, want off (restored)", got)
+	}
+	if got := show("autovacuum"); got != "on" {
+		t.Errorf("autovacuum = %s after the interrupted study, want on (restored)", got)
+	}
+	if left := postgresProcessesUnder(tmp); len(left) > 0 {
+		t.Errorf("managed servers left running: %v", left)
+	}
+}
+
+// waitForMeasurements polls the store until the newest run has at least n
+// measurements and returns its ID.
+func waitForMeasurements(t *testing.T, store string, n int, limit time.Duration) string {
+	t.Helper()
+	deadline := time.Now().Add(limit)
+	for time.Now().Before(deadline) {
+		time.Sleep(200 * time.Millisecond)
+		if _, err := os.Stat(store); err != nil {
+			continue
+		}
+		s, err := results.OpenReadOnly(context.Background(), store)
+		if err != nil {
+			continue
+		}
+		runs, _ := s.Runs(context.Background(), results.RunFilter{Limit: 1})
+		if len(runs) == 1 && runs[0].Status == results.StatusRunning {
+			ms, _ := s.Measurements(context.Background(), runs[0].ID, results.MeasurementFilter{})
+			if len(ms) >= n {
+				s.Close()
+				return runs[0].ID
+			}
+		}
+		s.Close()
+	}
+	t.Fatalf("no run with %d measurements in %s after %v", n, store, limit)
+	return ""
+}
