@@ -1,0 +1,119 @@
+package bench
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"syscall"
+
+	"github.com/jackc/pgx/v5/pgconn"
+	"golang.org/x/sys/unix"
+)
+
+// link is one established, authenticated connection taken away from pgconn:
+// either a raw non-blocking socket (fd >= 0) driven by a thread's epoll loop,
+// or, for TLS, the net.Conn that pgconn negotiated (fd < 0), driven by a
+// goroutine with blocking reads (the slower fallback path).
+type link struct {
+	fd            int
+	nc            net.Conn
+	serverVersion string
+	serverNum     int
+	txStatus      byte
+}
+
+// dial connects with pgconn (libpq conventions: PG* variables, .pgpass,
+// service files, TLS) and hijacks the connection.
+func dial(ctx context.Context, cfg *pgconn.Config) (*link, error) {
+	pc, err := pgconn.ConnectConfig(ctx, cfg.Copy())
+	if err != nil {
+		return nil, err
+	}
+	num := serverVersionNum(pc)
+	hc, err := pc.Hijack()
+	if err != nil {
+		pc.Close(ctx)
+		return nil, fmt.Errorf("take over connection: %w", err)
+	}
+	l := &link{fd: -1, serverVersion: hc.ParameterStatuses["server_version"], serverNum: num, txStatus: 'I'}
+	if hc.TLSConfig != nil {
+		l.nc = hc.Conn
+		return l, nil
+	}
+	sc, ok := hc.Conn.(syscall.Conn)
+	if !ok {
+		l.nc = hc.Conn
+		return l, nil
+	}
+	raw, err := sc.SyscallConn()
+	if err != nil {
+		hc.Conn.Close()
+		return nil, fmt.Errorf("take over connection: %w", err)
+	}
+	var dupErr error
+	ctlErr := raw.Control(func(fd uintptr) {
+		l.fd, dupErr = unix.Dup(int(fd))
+	})
+	// Closing the runtime's descriptor removes it from the netpoller; the
+	// duplicate keeps the socket open.
+	hc.Conn.Close()
+	if err := errors.Join(ctlErr, dupErr); err != nil {
+		return nil, fmt.Errorf("take over connection: %w", err)
+	}
+	unix.CloseOnExec(l.fd)
+	if err := unix.SetNonblock(l.fd, true); err != nil {
+		unix.Close(l.fd)
+		return nil, fmt.Errorf("take over connection: %w", err)
+	}
+	return l, nil
+}
+
+func serverVersionNum(pc *pgconn.PgConn) int {
+	v := pc.ParameterStatus("server_version")
+	major, minor := 0, 0
+	i := 0
+	for i < len(v) && v[i] >= '0' && v[i] <= '9' {
+		major = major*10 + int(v[i]-'0')
+		i++
+	}
+	if i < len(v) && v[i] == '.' {
+		i++
+		for i < len(v) && v[i] >= '0' && v[i] <= '9' {
+			minor = minor*10 + int(v[i]-'0')
+			i++
+		}
+	}
+	if major >= 10 {
+		return major*10000 + minor
+	}
+	return major*10000 + minor*100
+}
+
+// close sends Terminate and closes the connection.
+func (l *link) close() {
+	bye := appendTerminate(nil)
+	if l.fd >= 0 {
+		_, _ = unix.Write(l.fd, bye)
+		unix.Close(l.fd)
+		l.fd = -1
+	} else if l.nc != nil {
+		_, _ = l.nc.Write(bye)
+		l.nc.Close()
+		l.nc = nil
+	}
+}
+
+// connError turns pgconn's connect error into libpq's wording where they
+// differ, keeping it on as few lines as libpq does.
+func connError(err error) string {
+	var pe *pgconn.PgError
+	if errors.As(err, &pe) {
+		var ce *pgconn.ConnectError
+		if errors.As(err, &ce) {
+			return fmt.Sprintf("connection to server failed: %s:  %s", pe.Severity, pe.Message)
+		}
+		return fmt.Sprintf("%s:  %s", pe.Severity, pe.Message)
+	}
+	return err.Error()
+}

@@ -1,0 +1,784 @@
+package bench
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"net/url"
+	"os"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/HdrHistogram/hdrhistogram-go"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/pglab/pglab/bench/script"
+	"golang.org/x/sys/unix"
+)
+
+// Progname prefixes the engine's messages, as pgbench's logger prefixes its
+// own with "pgbench: ".
+var Progname = "pglab"
+
+var clockBase = time.Now()
+
+// nowUS is the engine's clock: monotonic microseconds.
+func nowUS() int64 { return int64(time.Since(clockBase) / time.Microsecond) }
+
+func sleepUS(d int64) { time.Sleep(time.Duration(d) * time.Microsecond) }
+
+// SetupError is a failure before the run started (bad script, connection
+// or setup query); pgbench exits 1 for these. Its text is pgbench's, and
+// may span lines.
+type SetupError struct{ Msg string }
+
+func (e *SetupError) Error() string { return e.Msg }
+
+// AbortError is returned for --exit-on-abort: a client aborted and the run
+// was stopped (exit 2, no summary).
+type AbortError struct{ Thread int }
+
+func (e *AbortError) Error() string {
+	return fmt.Sprintf("Run was aborted due to an error in thread %d", e.Thread)
+}
+
+type runner struct {
+	ctx         context.Context
+	cfg         Config
+	scripts     []*script.Script
+	weights     []int
+	totalWeight int64
+	stmtNames   [][]string
+	pgcfg       *pgconn.Config
+	mode        QueryMode
+
+	nclients, nthreads int
+	nxacts             int
+	throttleDelay      float64
+	latencyLimit       int64
+	endTime            int64
+	maxTries           uint32
+	aggInterval        int64
+	samplingRate       float64
+	perCommand         bool
+	perScript          bool
+	debug              bool
+	verboseErrors      bool
+	connect            bool
+	epochShift         int64
+	startTime          int64
+	stopCheckUS        int64
+
+	stderrMu   sync.Mutex
+	stderr     io.Writer
+	stop       atomic.Bool
+	abortTid   atomic.Int32
+	anyAborted atomic.Bool
+
+	tickCh chan tickMsg
+}
+
+func (r *runner) writeStderr(s string) {
+	r.stderrMu.Lock()
+	defer r.stderrMu.Unlock()
+	_, _ = io.WriteString(r.stderr, s)
+}
+
+func (r *runner) logError(format string, args ...any) {
+	r.writeStderr(Progname + ": error: " + strings.TrimRight(fmt.Sprintf(format, args...), "\n") + "\n")
+}
+
+func (r *runner) logInfo(format string, args ...any) {
+	r.writeStderr(Progname + ": " + strings.TrimSuffix(fmt.Sprintf(format, args...), "\n") + "\n")
+}
+
+func (r *runner) logDebug(format string, args ...any) {
+	r.writeStderr(Progname + ": debug: " + fmt.Sprintf(format, args...) + "\n")
+}
+
+func (r *runner) timerExceeded(now int64) bool { return r.endTime > 0 && now >= r.endTime }
+
+func (r *runner) stopped() bool { return r.stop.Load() }
+
+// clientEnded notes a client's end; it reports true when the run must stop
+// (--exit-on-abort).
+func (r *runner) clientEnded(c *client) bool {
+	if c.state == csAborted {
+		r.anyAborted.Store(true)
+		if r.cfg.ExitOnAbort {
+			if r.stop.CompareAndSwap(false, true) {
+				r.abortTid.Store(int32(c.th.id))
+			}
+			return true
+		}
+	}
+	return false
+}
+
+// ParseScripts parses the scripts of cfg as pgbench does before it
+// connects; errors are pgbench's messages (exit 1).
+func ParseScripts(cfg *Config) ([]*script.Script, *script.Symbols, error) {
+	syms := script.NewSymbols()
+	var out []*script.Script
+	for _, sp := range cfg.Scripts {
+		s, err := script.Parse(sp.Desc, sp.Text, syms)
+		if err != nil {
+			return nil, nil, err
+		}
+		if cfg.Mode != QuerySimple {
+			if err := s.CheckParams(); err != nil {
+				return nil, nil, err
+			}
+		}
+		out = append(out, s)
+	}
+	return out, syms, nil
+}
+
+// ConnConfig builds the pgconn configuration from the connection string and
+// the -h -p -U -d overrides, with libpq's conventions (a dbname that is a
+// URL or holds '=' is a connection string).
+func ConnConfig(connString, host, port, user, dbname string) (*pgconn.Config, error) {
+	base := connString
+	if dbname != "" {
+		if isConnString(dbname) {
+			base = dbname
+			dbname = ""
+		}
+	}
+	if base != "" && !isConnString(base) {
+		if dbname == "" {
+			dbname = base
+		}
+		base = ""
+	}
+	if strings.HasPrefix(base, "postgres://") || strings.HasPrefix(base, "postgresql://") {
+		u, err := url.Parse(base)
+		if err != nil {
+			return nil, fmt.Errorf("invalid connection string: %w", err)
+		}
+		if host != "" || port != "" {
+			h, p := u.Hostname(), u.Port()
+			if host != "" {
+				h = host
+			}
+			if port != "" {
+				p = port
+			}
+			u.Host = h
+			if p != "" {
+				u.Host = h + ":" + p
+			}
+			if strings.HasPrefix(h, "/") {
+				q := u.Query()
+				q.Set("host", h)
+				if p != "" {
+					q.Set("port", p)
+				}
+				u.Host = ""
+				u.RawQuery = q.Encode()
+			}
+		}
+		if user != "" {
+			if pw, ok := u.User.Password(); ok {
+				u.User = url.UserPassword(user, pw)
+			} else {
+				u.User = url.User(user)
+			}
+		}
+		if dbname != "" {
+			u.Path = "/" + dbname
+		}
+		base = u.String()
+	} else {
+		var sb strings.Builder
+		sb.WriteString(base)
+		add := func(k, v string) {
+			if v == "" {
+				return
+			}
+			v = strings.ReplaceAll(v, `\`, `\\`)
+			v = strings.ReplaceAll(v, `'`, `\'`)
+			fmt.Fprintf(&sb, " %s='%s'", k, v)
+		}
+		add("host", host)
+		add("port", port)
+		add("user", user)
+		add("dbname", dbname)
+		base = strings.TrimSpace(sb.String())
+	}
+	cfg, err := pgconn.ParseConfig(base)
+	if err != nil {
+		return nil, err
+	}
+	return cfg, nil
+}
+
+func isConnString(s string) bool {
+	return strings.HasPrefix(s, "postgres://") || strings.HasPrefix(s, "postgresql://") || strings.Contains(s, "=")
+}
+
+// Run runs a benchmark as pgbench's run mode does and returns its figures.
+// Errors before the run are *SetupError or script errors (pgbench exits 1);
+// a run with aborted clients returns a Result with Aborted set (exit 2);
+// --exit-on-abort returns *AbortError.
+func Run(ctx context.Context, cfg Config) (*Result, error) {
+	if cfg.Clients < 1 {
+		cfg.Clients = 1
+	}
+	if cfg.Threads < 1 {
+		cfg.Threads = 1
+	}
+	if cfg.Stderr == nil {
+		cfg.Stderr = io.Discard
+	}
+	if cfg.Stdout == nil {
+		cfg.Stdout = io.Discard
+	}
+	if cfg.LogPrefix == "" {
+		cfg.LogPrefix = "pgbench_log"
+	}
+	if cfg.Scale < 1 {
+		cfg.Scale = 1
+	}
+	if len(cfg.Scripts) == 0 {
+		cfg.Scripts = DefaultConfig().Scripts
+	}
+	scripts, syms, err := ParseScripts(&cfg)
+	if err != nil {
+		return nil, err
+	}
+	r := &runner{ctx: ctx, cfg: cfg, scripts: scripts, mode: cfg.Mode, stderr: cfg.Stderr}
+	for _, sp := range cfg.Scripts {
+		r.weights = append(r.weights, sp.Weight)
+		r.totalWeight += int64(sp.Weight)
+	}
+	if err := script.CheckTotalWeight(r.weights); err != nil {
+		return nil, &SetupError{Msg: err.Error()}
+	}
+	n := 0
+	for _, s := range scripts {
+		names := make([]string, len(s.Commands))
+		for j := range s.Commands {
+			names[j] = "P_" + strconv.Itoa(n)
+			n++
+		}
+		r.stmtNames = append(r.stmtNames, names)
+	}
+	r.nclients = cfg.Clients
+	r.nthreads = min(cfg.Threads, cfg.Clients)
+	r.nxacts = cfg.Transactions
+	if cfg.Duration > 0 {
+		r.nxacts = 0
+	} else if r.nxacts <= 0 {
+		r.nxacts = 10
+	}
+	if cfg.Rate > 0 {
+		r.throttleDelay = 1e6 / cfg.Rate * float64(r.nthreads)
+	}
+	r.latencyLimit = cfg.LatencyLimit.Microseconds()
+	r.maxTries = uint32(max(cfg.MaxTries, 0))
+	r.aggInterval = int64(cfg.AggregateInterval / time.Second * 1000000)
+	r.samplingRate = cfg.SamplingRate
+	r.perScript = len(scripts) > 1
+	r.perCommand = cfg.ReportPerCommand
+	r.debug = cfg.Debug
+	r.verboseErrors = cfg.VerboseErrors
+	r.connect = cfg.Connect
+	r.epochShift = clockBase.UnixMicro()
+	r.stopCheckUS = 100000
+
+	// variables: -D for client 0, copied to the others
+	vars0 := script.NewVariables(syms)
+	for _, d := range cfg.Defines {
+		if err := vars0.DefineString("option", d.Name, d.Value); err != nil {
+			return nil, &SetupError{Msg: err.Error()}
+		}
+	}
+	rr := script.DeriveRunRandom(cfg.RandomSeed, r.nclients, r.nthreads, vars0.IsDefined("default_seed"))
+
+	pgcfg, err := ConnConfig(cfg.ConnString, cfg.Host, cfg.Port, cfg.User, cfg.DBName)
+	if err != nil {
+		return nil, &SetupError{Msg: err.Error()}
+	}
+	r.pgcfg = pgcfg
+	res := &Result{}
+
+	// setup connection
+	setup, err := pgconn.ConnectConfig(ctx, pgcfg.Copy())
+	if err != nil {
+		return nil, &SetupError{Msg: connError(err) + "\n" + Progname + ": error: could not create connection for setup"}
+	}
+	res.ServerVersion = setup.ParameterStatus("server_version")
+	if !cfg.Quiet {
+		fmt.Fprintf(cfg.Stdout, "pgbench (%s, server %s)\n", "pglab", res.ServerVersion)
+	}
+	scale := cfg.Scale
+	builtin := false
+	for _, sp := range cfg.Scripts {
+		builtin = builtin || sp.Builtin
+	}
+	if builtin {
+		if err := r.tableInfo(ctx, setup, &scale, res); err != nil {
+			setup.Close(ctx)
+			return nil, err
+		}
+	}
+	if !vars0.IsDefined("scale") {
+		_ = vars0.DefineInt("startup", "scale", int64(scale))
+	}
+	if !vars0.IsDefined("default_seed") {
+		_ = vars0.DefineInt("startup", "default_seed", rr.DefaultSeed)
+	}
+	if !vars0.IsDefined("random_seed") {
+		_ = vars0.DefineInt("startup", "random_seed", int64(cfg.RandomSeed))
+	}
+	clientIDDefined := vars0.IsDefined("client_id")
+	if !cfg.NoVacuum {
+		if !cfg.Quiet {
+			r.writeStderr("starting vacuum...")
+		}
+		for _, q := range []string{"vacuum pgbench_branches", "vacuum pgbench_tellers", "truncate pgbench_history"} {
+			r.tryExec(ctx, setup, q)
+		}
+		if !cfg.Quiet {
+			r.writeStderr("end.\n")
+		}
+		if cfg.VacuumAll {
+			if !cfg.Quiet {
+				r.writeStderr("starting vacuum pgbench_accounts...")
+			}
+			r.tryExec(ctx, setup, "vacuum analyze pgbench_accounts")
+			if !cfg.Quiet {
+				r.writeStderr("end.\n")
+			}
+		}
+	}
+	setup.Close(ctx)
+
+	// clients and threads
+	clients := make([]*client, r.nclients)
+	for i := range clients {
+		v := vars0
+		if i > 0 {
+			v = vars0.Clone()
+		}
+		if !clientIDDefined {
+			_ = v.DefineInt("startup", "client_id", int64(i))
+		}
+		c := &client{id: i, vars: v, rng: rr.Clients[i], in: make([]byte, 16<<10), out: make([]byte, 0, 1024),
+			pendBuf: make([]pendItem, 0, 64), lastRows: -1}
+		c.pend = c.pendBuf[:0]
+		c.env = script.Env{Vars: v, Rand: &c.rng, Debug: cfg.Stderr}
+		c.prepared = make([][]bool, len(scripts))
+		for j, s := range scripts {
+			c.prepared[j] = make([]bool, len(s.Commands))
+		}
+		clients[i] = c
+	}
+	threads := make([]*thread, r.nthreads)
+	dealt := 0
+	for i := range threads {
+		ns := (r.nclients - dealt + r.nthreads - i - 1) / (r.nthreads - i)
+		t := &thread{id: i, r: r, clients: clients[dealt : dealt+ns], raw: true, epfd: -1,
+			chooseRng: rr.Threads[i].Choose, throttleRng: rr.Threads[i].Throttle, sampleRng: rr.Threads[i].Sample,
+			hist: newHist(), tickHist: newHist(), events: make([]unix.EpollEvent, max(ns, 1))}
+		t.scriptStats = make([]statsData, len(scripts))
+		t.cmdStats = make([][]cmdStats, len(scripts))
+		for j, s := range scripts {
+			t.cmdStats[j] = make([]cmdStats, len(s.Commands))
+		}
+		for _, c := range t.clients {
+			c.th = t
+		}
+		dealt += ns
+		threads[i] = t
+	}
+
+	stopWatch := make(chan struct{})
+	defer close(stopWatch)
+	go func() {
+		select {
+		case <-ctx.Done():
+			r.stop.Store(true)
+		case <-stopWatch:
+		}
+	}()
+
+	r.startTime = nowUS()
+	if cfg.Duration > 0 {
+		r.endTime = r.startTime + int64(cfg.Duration/time.Second)*1000000
+	}
+	var progressDone chan struct{}
+	if cfg.Progress > 0 {
+		r.tickCh = make(chan tickMsg, r.nthreads*4)
+		progressDone = make(chan struct{})
+		go r.reportProgress(res, progressDone)
+	}
+
+	var connected, finished sync.WaitGroup
+	goCh := make(chan struct{})
+	connected.Add(len(threads))
+	finished.Add(len(threads))
+	for _, t := range threads {
+		go t.main(&connected, goCh, &finished)
+	}
+	connected.Wait()
+	var connErr error
+	for _, t := range threads {
+		if t.connectErr != nil && connErr == nil {
+			connErr = t.connectErr
+		}
+	}
+	if connErr != nil {
+		r.stop.Store(true)
+	}
+	close(goCh)
+	finished.Wait()
+	end := nowUS()
+	if r.tickCh != nil {
+		close(r.tickCh)
+		<-progressDone
+	}
+	for _, t := range threads {
+		if t.log != nil {
+			if err := t.log.close(); err != nil && connErr == nil {
+				connErr = &SetupError{Msg: err.Error()}
+			}
+		}
+		if t.epfd >= 0 {
+			unix.Close(t.epfd)
+		}
+	}
+	if connErr != nil {
+		return nil, connErr
+	}
+	if cfg.ExitOnAbort && r.stop.Load() && r.anyAborted.Load() {
+		return nil, &AbortError{Thread: int(r.abortTid.Load())}
+	}
+	if ctx.Err() != nil {
+		return nil, ctx.Err()
+	}
+	for _, c := range clients {
+		if c.state != csFinished {
+			res.Aborted = true
+		}
+	}
+	r.fillResult(res, threads, scale, end)
+	return res, nil
+}
+
+// main is a thread's life: log file, connections, barrier, run.
+func (t *thread) main(connected *sync.WaitGroup, goCh chan struct{}, finished *sync.WaitGroup) {
+	defer finished.Done()
+	r := t.r
+	fail := func(err error) {
+		t.connectErr = err
+		connected.Done()
+		<-goCh
+	}
+	if r.cfg.Log {
+		pid := r.cfg.LogPID
+		if pid == 0 {
+			pid = os.Getpid()
+		}
+		l, err := openTxLog(t, r.cfg.LogPrefix, pid)
+		if err != nil {
+			fail(&SetupError{Msg: err.Error()})
+			return
+		}
+		t.log = l
+	}
+	epfd, err := unix.EpollCreate1(unix.EPOLL_CLOEXEC)
+	if err != nil {
+		fail(&SetupError{Msg: fmt.Sprintf("epoll_create: %v", err)})
+		return
+	}
+	t.epfd = epfd
+	if !r.connect {
+		for _, c := range t.clients {
+			ln, err := dial(r.ctx, r.pgcfg)
+			if err != nil {
+				fail(&SetupError{Msg: connError(err) + "\n" + Progname + ": error: " + fmt.Sprintf("could not create connection for client %d", c.id)})
+				return
+			}
+			if ln.fd < 0 {
+				t.raw = false
+			}
+			c.ln = ln
+		}
+		for _, c := range t.clients {
+			if c.ln.fd < 0 && t.raw {
+				t.raw = false
+			}
+		}
+		if t.raw {
+			for _, c := range t.clients {
+				if err := t.register(c); err != nil {
+					fail(&SetupError{Msg: err.Error()})
+					return
+				}
+			}
+		}
+	} else if r.pgcfg.TLSConfig != nil {
+		t.raw = false
+	}
+	connected.Done()
+	<-goCh
+	if r.stopped() {
+		for _, c := range t.clients {
+			if c.ln != nil {
+				c.ln.close()
+			}
+		}
+		return
+	}
+	t.benchStart = nowUS()
+	t.throttleTrigger = t.benchStart
+	if t.log != nil {
+		t.log.aggStart = (t.benchStart + r.epochShift) / 1000000 * 1000000
+	}
+	if r.cfg.Progress > 0 {
+		t.nextReport = r.startTime + r.cfg.Progress.Microseconds()
+	}
+	if t.raw {
+		t.runRaw()
+	} else {
+		t.runBlocking()
+	}
+	if r.tickCh != nil {
+		r.tickCh <- tickMsg{thread: t.id, done: true}
+	}
+}
+
+// runBlocking runs the thread's clients on the fallback path: a goroutine
+// per client with blocking I/O, all under the thread's lock except while
+// waiting.
+func (t *thread) runBlocking() {
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	t.blockMu = &mu
+	wg.Add(len(t.clients))
+	for _, c := range t.clients {
+		go t.runClientBlocking(c, wg.Done)
+	}
+	stopTicks := make(chan struct{})
+	if t.nextReport > 0 {
+		go func() {
+			for {
+				d := t.nextReport - nowUS()
+				select {
+				case <-stopTicks:
+					return
+				case <-time.After(time.Duration(max(d, 0)) * time.Microsecond):
+				}
+				mu.Lock()
+				t.publishTick(nowUS())
+				mu.Unlock()
+			}
+		}()
+	}
+	wg.Wait()
+	close(stopTicks)
+}
+
+func (r *runner) tryExec(ctx context.Context, conn *pgconn.PgConn, sql string) {
+	_, err := conn.Exec(ctx, sql).ReadAll()
+	if err != nil {
+		var pe *pgconn.PgError
+		msg := err.Error()
+		if errors.As(err, &pe) {
+			msg = pe.Severity + ":  " + pe.Message
+		}
+		r.logError("%s", msg)
+		r.writeStderr(Progname + ": detail: (ignoring this error and continuing anyway)\n")
+	}
+}
+
+// tableInfo reads the scale and partitioning as pgbench's GetTableInfo.
+func (r *runner) tableInfo(ctx context.Context, conn *pgconn.PgConn, scale *int, res *Result) error {
+	rr := conn.ExecParams(ctx, "select count(*) from pgbench_branches", nil, nil, nil, nil).Read()
+	if rr.Err != nil {
+		var pe *pgconn.PgError
+		msg := rr.Err.Error()
+		hint := ""
+		if errors.As(rr.Err, &pe) {
+			msg = pe.Severity + ":  " + pe.Message
+			if pe.Code == "42P01" {
+				hint = fmt.Sprintf("\n%s: hint: Perhaps you need to do initialization (\"pgbench -i\") in database \"%s\".", Progname, r.pgcfg.Database)
+			}
+		}
+		return &SetupError{Msg: "could not count number of branches: " + msg + hint}
+	}
+	if len(rr.Rows) == 1 {
+		n, _ := strconv.Atoi(string(rr.Rows[0][0]))
+		*scale = n
+	}
+	if r.cfg.ScaleGiven {
+		r.writeStderr(fmt.Sprintf("%s: warning: scale option ignored, using count from pgbench_branches table (%d)\n", Progname, *scale))
+	}
+	q := `select o.n, p.partstrat, pg_catalog.count(i.inhparent) from pg_catalog.pg_class as c
+join pg_catalog.pg_namespace as n on (n.oid = c.relnamespace)
+cross join lateral (select pg_catalog.array_position(pg_catalog.current_schemas(true), n.nspname)) as o(n)
+left join pg_catalog.pg_partitioned_table as p on (p.partrelid = c.oid)
+left join pg_catalog.pg_inherits as i on (c.oid = i.inhparent)
+where c.relname = 'pgbench_accounts' and o.n is not null
+group by 1, 2 order by 1 asc limit 1`
+	pr := conn.ExecParams(ctx, q, nil, nil, nil, nil).Read()
+	if pr.Err == nil && len(pr.Rows) == 1 {
+		switch string(pr.Rows[0][1]) {
+		case "r":
+			res.PartitionMethod = "range"
+		case "h":
+			res.PartitionMethod = "hash"
+		}
+		res.Partitions, _ = strconv.Atoi(string(pr.Rows[0][2]))
+	}
+	return nil
+}
+
+// fillResult merges the threads' figures into res.
+func (r *runner) fillResult(res *Result, threads []*thread, scale int, end int64) {
+	cfg := &r.cfg
+	var st statsData
+	hist := newHist()
+	var benchStart, connDur, late int64
+	scripts := make([]statsData, len(r.scripts))
+	cmds := make([][]cmdStats, len(r.scripts))
+	for j, s := range r.scripts {
+		cmds[j] = make([]cmdStats, len(s.Commands))
+	}
+	for _, t := range threads {
+		st.merge(&t.stats)
+		hist.Merge(t.hist)
+		late += t.latencyLate
+		connDur += t.connDuration
+		if t.benchStart != 0 && (benchStart == 0 || t.benchStart < benchStart) {
+			benchStart = t.benchStart
+		}
+		for j := range scripts {
+			scripts[j].merge(&t.scriptStats[j])
+			for k := range cmds[j] {
+				c := &cmds[j][k]
+				o := &t.cmdStats[j][k]
+				c.latency.merge(&o.latency)
+				c.failures += o.failures
+				c.retries += o.retries
+			}
+		}
+	}
+	if benchStart == 0 {
+		benchStart = end
+	}
+	dur := float64(end-benchStart) / 1e6
+	res.Histogram = hist
+	if len(r.scripts) == 1 {
+		res.TransactionType = r.scripts[0].Source
+	} else {
+		res.TransactionType = "multiple scripts"
+	}
+	res.Scale = scale
+	res.QueryMode = r.mode.String()
+	res.Clients = r.nclients
+	res.Threads = r.nthreads
+	res.MaxTries = int(r.maxTries)
+	if cfg.Duration > 0 {
+		res.DurationSeconds = int(cfg.Duration / time.Second)
+	} else {
+		res.TransactionsPerClient = r.nxacts
+	}
+	res.Transactions = st.cnt
+	res.Failed = st.failures()
+	res.SerializationFailures = st.serFailures
+	res.DeadlockFailures = st.deadFailures
+	res.Retried = st.retried
+	res.Retries = st.retries
+	res.Skipped = st.skipped
+	res.LatencyLate = late
+	if dur > 0 {
+		res.TPS = float64(st.cnt) / dur
+	}
+	if all := float64(end-r.startTime) / 1e6; all > 0 {
+		res.TPSWithConnections = float64(st.cnt) / all
+	}
+	res.BenchDuration = time.Duration(end-benchStart) * time.Microsecond
+	res.LatencyAvgMs = st.latency.avg() / 1000
+	res.LatencyStddevMs = st.latency.stddev() / 1000
+	fillPercentiles(hist, &res.LatencyP50Ms, &res.LatencyP90Ms, &res.LatencyP99Ms, &res.LatencyP999Ms, &res.LatencyMaxMs)
+	if st.cnt > 0 {
+		res.LagAvgMs = st.lag.sum / float64(st.cnt) / 1000
+	}
+	res.LagMaxMs = st.lag.max / 1000
+	if r.connect {
+		if n := st.cnt + st.failures(); n > 0 {
+			res.ConnMs = float64(connDur) / 1000 / float64(n)
+		}
+	} else {
+		res.ConnMs = float64(benchStart-r.startTime) / 1000
+	}
+	total := st.cnt + st.skipped + st.failures()
+	if total > 0 {
+		res.computedLatency = float64(end-benchStart) / 1000 * float64(r.nclients) / float64(total)
+	}
+	res.latencyMeasured = cfg.Rate > 0 || cfg.Progress > 0 || cfg.LatencyLimit > 0
+	res.throttled = cfg.Rate > 0
+	res.latencyLimitMs = float64(r.latencyLimit) / 1000
+	res.connect = r.connect
+	res.perScript = r.perScript
+	res.perCommand = r.perCommand
+	res.failuresDetailed = cfg.FailuresDetailed
+	for j, s := range r.scripts {
+		ss := &scripts[j]
+		sr := ScriptResult{Desc: s.Source, Weight: r.weights[j], WeightPct: 100 * float64(r.weights[j]) / float64(r.totalWeight),
+			Transactions: ss.cnt, Failed: ss.failures(), SerializationFailures: ss.serFailures, DeadlockFailures: ss.deadFailures,
+			Retried: ss.retried, Retries: ss.retries, Skipped: ss.skipped,
+			LatencyAvgMs: ss.latency.avg() / 1000, LatencyStddevMs: ss.latency.stddev() / 1000, latencyCount: ss.latency.count}
+		if len(r.scripts) == 1 {
+			sr.Transactions, sr.Failed, sr.SerializationFailures, sr.DeadlockFailures = st.cnt, st.failures(), st.serFailures, st.deadFailures
+			sr.Retried, sr.Retries, sr.Skipped = st.retried, st.retries, st.skipped
+			sr.LatencyAvgMs, sr.LatencyStddevMs, sr.latencyCount = res.LatencyAvgMs, res.LatencyStddevMs, st.latency.count
+		}
+		if dur > 0 {
+			sr.TPS = float64(sr.Transactions) / dur
+		}
+		if r.perCommand {
+			for k, c := range s.Commands {
+				cs := &cmds[j][k]
+				avg := 0.0
+				if cs.latency.count > 0 {
+					avg = 1000 * cs.latency.sum / float64(cs.latency.count)
+				}
+				sr.Commands = append(sr.Commands, CommandResult{Line: c.FirstLine, LatencyAvgMs: avg, Failures: cs.failures, Retries: cs.retries})
+			}
+		}
+		res.Scripts = append(res.Scripts, sr)
+	}
+}
+
+func fillPercentiles(h *hdrhistogram.Histogram, p50, p90, p99, p999, pmax *float64) {
+	if h.TotalCount() == 0 {
+		return
+	}
+	ms := func(v int64) float64 { return float64(v) / 1000 }
+	if p50 != nil {
+		*p50 = ms(h.ValueAtQuantile(50))
+	}
+	if p90 != nil {
+		*p90 = ms(h.ValueAtQuantile(90))
+	}
+	if p99 != nil {
+		*p99 = ms(h.ValueAtQuantile(99))
+	}
+	if p999 != nil {
+		*p999 = ms(h.ValueAtQuantile(99.9))
+	}
+	if pmax != nil {
+		*pmax = ms(h.Max())
+	}
+}
+
+var _ = math.Sqrt
