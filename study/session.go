@@ -101,20 +101,31 @@ func (s *Session) Artefact(ctx context.Context, name, contentType string, data [
 	return s.runner.Store.AddArtefact(ctx, a)
 }
 
-// Note records a remark about the current case and repetition.
+// Note records a remark about the current case and repetition. It is
+// kept with the run as an artefact named "note".
 func (s *Session) Note(format string, args ...any) {
+	s.addNote(Note{Text: fmt.Sprintf(format, args...)})
+}
+
+func (s *Session) addNote(n Note) {
 	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.notes = append(s.notes, Note{Target: s.Target.Name, Case: s.cur, Rep: s.rep, Text: fmt.Sprintf(format, args...)})
+	n.Target, n.Case, n.Rep = s.Target.Name, s.cur, s.rep
+	s.notes = append(s.notes, n)
+	s.mu.Unlock()
+	name := "note"
+	if n.Outcome {
+		name = "outcome"
+	}
+	// A note that cannot be stored is still printed; the store reports
+	// its own failures on the measurements that follow.
+	s.Artefact(context.Background(), name, "text/plain", []byte(n.Text))
 }
 
 // Outcome records the result of a behaviour probe as one short text, shown
 // as a cell of a matrix (case × target) in reports, e.g. "3 rows loaded, 1
 // skipped".
 func (s *Session) Outcome(text string) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.notes = append(s.notes, Note{Target: s.Target.Name, Case: s.cur, Rep: s.rep, Text: text, Outcome: true})
+	s.addNote(Note{Text: text, Outcome: true})
 }
 
 // Log prints a progress line (nothing when quiet).
