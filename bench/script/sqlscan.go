@@ -211,7 +211,12 @@ func (s *sqlScanner) scan(buf []byte) ([]byte, scanResult) {
 			for j < len(src) && !isNewline(src[j]) {
 				j++
 			}
-			s.pos = j // comments are not copied
+			// Like white space, a comment is copied once the command
+			// has started (PostgreSQL 15 and later).
+			if len(buf) > 0 {
+				buf = append(buf, src[p:j]...)
+			}
+			s.pos = j
 		case c == '/' && s.at(p+1) == '*':
 			s.xcdepth = 0
 			s.state = stXC
