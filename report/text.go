@@ -34,6 +34,11 @@ func CaseTitle(labels map[string]string) string {
 func WriteText(w io.Writer, d *Dataset) error {
 	names := d.TargetNames()
 	for _, sg := range d.Groups() {
+		for _, n := range d.Notes {
+			if !n.Outcome && n.Study == sg.Study && len(n.Case) == 0 {
+				fmt.Fprintf(w, "note (%s): %s\n", n.Target, n.Text)
+			}
+		}
 		if d.hasOutcomes(sg.Study) {
 			if err := d.writeMatrix(w, sg, names); err != nil {
 				return err
@@ -82,7 +87,7 @@ func WriteText(w io.Writer, d *Dataset) error {
 			}
 			notes.write(w)
 			for _, n := range d.Notes {
-				if !n.Outcome && n.Study == sg.Study && CaseTitle(n.Case) == CaseTitle(cg.Labels) {
+				if !n.Outcome && n.Study == sg.Study && len(n.Case) > 0 && CaseTitle(n.Case) == CaseTitle(cg.Labels) {
 					fmt.Fprintf(w, "  note (%s): %s\n", n.Target, n.Text)
 				}
 			}

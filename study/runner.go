@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/pglab/pglab/pgserver"
@@ -130,8 +131,8 @@ func (r *Runner) Run(ctx context.Context, st Study, params Params) (out *Outcome
 		}
 		s := &Session{Target: t, Params: params, Quick: r.Quick, study: info.Name, runner: r}
 		sessions = append(sessions, s)
-		if !t.Managed() && len(want) > 0 {
-			s.Note("a user's server: pglab did not change its settings; the study wanted %s", settingsText(want))
+		if len(t.unapplied) > 0 {
+			s.Note("a user's server: pglab changes no server-wide setting; left as found: %s", strings.Join(t.unapplied, ", "))
 		}
 		r.say("%s: setting up on %s", info.Name, t.Name)
 		if err := st.Setup(ctx, s); err != nil {
@@ -171,16 +172,6 @@ func caseTitle(c Case) string {
 	return "case"
 }
 
-func settingsText(s []pgserver.Setting) string {
-	out := ""
-	for k, x := range s {
-		if k > 0 {
-			out += ", "
-		}
-		out += x.String()
-	}
-	return out
-}
 
 // StudyInfo is the description of a study kept with a run (artefact
 // "study-info" of the study), so that reports of stored runs can name its

@@ -31,11 +31,13 @@ type Target struct {
 	// Name labels the target in results and reports, e.g. "pg17".
 	Name string
 
-	inst     *pgserver.Instance // nil for a user's server
-	owned    bool               // inst was started for this run (not a named instance)
-	config   *pgx.ConnConfig    // with password; never printed or stored
-	redacted string
-	base     []pgserver.Setting // a managed target's settings outside any study
+	inst      *pgserver.Instance // nil for a user's server
+	owned     bool               // inst was started for this run (not a named instance)
+	config    *pgx.ConnConfig    // with password; never printed or stored
+	redacted  string
+	base      []pgserver.Setting // a managed target's settings outside any study
+	session   map[string]string  // settings applied to each connection (user's servers)
+	unapplied []string           // settings wanted but left as the server has them
 
 	// Facts read from the server when it is opened.
 	VersionNum int
@@ -91,6 +93,9 @@ func (t *Target) ConnConfig() *pgx.ConnConfig {
 	c := t.config.Copy()
 	if c.RuntimeParams == nil {
 		c.RuntimeParams = map[string]string{}
+	}
+	for k, v := range t.session {
+		c.RuntimeParams[k] = v
 	}
 	c.RuntimeParams["search_path"] = Schema + ", public"
 	if _, ok := c.RuntimeParams["application_name"]; !ok {
@@ -188,8 +193,11 @@ func (t *Target) Restart(ctx context.Context) error {
 // restoring the settings it had. On a user's server it changes nothing.
 func (t *Target) applySettings(ctx context.Context, want []pgserver.Setting) (restore func(context.Context) error, err error) {
 	noop := func(context.Context) error { return nil }
-	if t.inst == nil || len(want) == 0 {
+	if len(want) == 0 {
 		return noop, nil
+	}
+	if t.inst == nil {
+		return t.applySessionSettings(ctx, want)
 	}
 	before := t.inst.Settings()
 	next := pgserver.MergeSettings(t.base, want...)
@@ -286,4 +294,35 @@ func (t *Target) Record(ctx context.Context) results.Target {
 		}
 	}
 	return rt
+}
+
+// applySessionSettings is applySettings on a user's server: nothing
+// server-wide changes; settings a session may set (context user, or
+// superuser when connected as one) are given to every connection the study
+// opens, and the others are reported in the returned notes.
+func (t *Target) applySessionSettings(ctx context.Context, want []pgserver.Setting) (func(context.Context) error, error) {
+	conn, err := pgx.ConnectConfig(ctx, t.config)
+	if err != nil {
+		return nil, connectError(t.Name, err)
+	}
+	defer conn.Close(context.Background())
+	var super bool
+	if err := conn.QueryRow(ctx, "SELECT rolsuper FROM pg_roles WHERE rolname = current_user").Scan(&super); err != nil {
+		return nil, fmt.Errorf("target %s: %w", t.Name, err)
+	}
+	t.session = map[string]string{}
+	t.unapplied = nil
+	for _, s := range want {
+		var context, current string
+		err := conn.QueryRow(ctx, "SELECT context, current_setting(name) FROM pg_settings WHERE name = $1", s.Name).Scan(&context, &current)
+		switch {
+		case err != nil:
+			t.unapplied = append(t.unapplied, fmt.Sprintf("%s (unknown to this server)", s))
+		case context == "user" || (context == "superuser" && super):
+			t.session[s.Name] = s.Value
+		default:
+			t.unapplied = append(t.unapplied, fmt.Sprintf("%s (server has %s)", s, current))
+		}
+	}
+	return func(context.Context) error { t.session = nil; t.unapplied = nil; return nil }, nil
 }
