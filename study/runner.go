@@ -172,7 +172,6 @@ func caseTitle(c Case) string {
 	return "case"
 }
 
-
 // StudyInfo is the description of a study kept with a run (artefact
 // "study-info" of the study), so that reports of stored runs can name its
 // cases and parameters without the study's code.
