@@ -99,6 +99,7 @@ type Config struct {
 	// Log writes a per-transaction (or aggregated) log per thread (-l).
 	Log               bool
 	LogPrefix         string        // default "pgbench_log"
+	LogPrefixSet      bool          // --log-prefix was given (pgbench checks it needs -l)
 	AggregateInterval time.Duration // --aggregate-interval
 	SamplingRate      float64       // --sampling-rate, 0 = log all
 
