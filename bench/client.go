@@ -196,15 +196,7 @@ func (c *client) advance(now *int64) {
 		case csStartCommand:
 			cmds := r.scripts[c.useFile].Commands
 			if c.command >= len(cmds) {
-				if c.ln.txStatus != 'I' && c.ln.txStatus != 0 {
-					c.logf("client %d aborted: end of script reached without completing the last transaction", c.id)
-					c.state = csAborted
-				} else if c.pipeline {
-					c.logf("client %d aborted: end of script reached with pipeline open", c.id)
-					c.state = csAborted
-				} else {
-					c.state = csEndTx
-				}
+				c.state = csEndTx
 				continue
 			}
 			cmd := cmds[c.command]
@@ -334,6 +326,16 @@ func (c *client) advance(now *int64) {
 
 		case csEndTx:
 			c.processXactStats(now, false)
+			if c.pipeline {
+				c.logf("client %d aborted: end of script reached with pipeline open", c.id)
+				c.state = csAborted
+				continue
+			}
+			if c.ln.txStatus != 'I' {
+				c.logf("client %d aborted: end of script reached without completing the last transaction", c.id)
+				c.state = csAborted
+				continue
+			}
 			if r.connect {
 				start := nowUS()
 				c.ln.close()

@@ -22,6 +22,10 @@ type tickMsg struct {
 func (t *thread) publishTick(now int64) {
 	r := t.r
 	for t.nextReport <= now {
+		if r.endTime > 0 && t.nextReport >= r.endTime {
+			t.nextReport = 0
+			return
+		}
 		t.tickNo++
 		r.tickCh <- tickMsg{thread: t.id, no: t.tickNo, now: now, stats: t.tick, hist: t.tickHist}
 		t.tick = statsData{}

@@ -36,7 +36,25 @@ func epollWaitNow(epfd int, events []unix.EpollEvent) (int, syscall.Errno) {
 	return int(n), e
 }
 
-// epollWait blocks up to msec milliseconds (-1: no limit).
-func epollWait(epfd int, events []unix.EpollEvent, msec int) (int, error) {
-	return unix.EpollWait(epfd, events, msec)
+var noPwait2 bool
+
+// epollWait blocks up to us microseconds (-1: no limit), with epoll_pwait2's
+// fine timeout where the kernel has it (pgbench's ppoll waits in
+// microseconds too; whole milliseconds would make -R schedules late).
+func epollWait(epfd int, events []unix.EpollEvent, us int64) (int, error) {
+	if us < 0 {
+		return unix.EpollWait(epfd, events, -1)
+	}
+	if !noPwait2 {
+		ts := unix.NsecToTimespec(us * 1000)
+		n, _, e := syscall.Syscall6(unix.SYS_EPOLL_PWAIT2, uintptr(epfd), uintptr(unsafe.Pointer(&events[0])), uintptr(len(events)), uintptr(unsafe.Pointer(&ts)), 0, 0)
+		if e == 0 {
+			return int(n), nil
+		}
+		if e != syscall.ENOSYS {
+			return 0, e
+		}
+		noPwait2 = true
+	}
+	return unix.EpollWait(epfd, events, int((us+999)/1000))
 }

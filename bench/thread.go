@@ -138,7 +138,7 @@ func (t *thread) runRaw() {
 		}
 		if n <= 0 {
 			now = nowUS()
-			timeout := -1
+			timeout := int64(-1)
 			until := nextDeadline
 			if t.nextReport > 0 && t.nextReport < until {
 				until = t.nextReport
@@ -147,12 +147,7 @@ func (t *thread) runRaw() {
 				until = min(until, now+r.stopCheckUS)
 			}
 			if until < 1<<62 {
-				d := until - now
-				if d <= 0 {
-					timeout = 0
-				} else {
-					timeout = int((d + 999) / 1000)
-				}
+				timeout = max(until-now, 0)
 			}
 			if timeout != 0 {
 				var err error
