@@ -326,3 +326,13 @@ func (t *Target) applySessionSettings(ctx context.Context, want []pgserver.Setti
 	}
 	return func(context.Context) error { t.session = nil; t.unapplied = nil; return nil }, nil
 }
+
+// connectConfig opens a connection with a configuration from
+// Target.ConnConfig (changed by the caller, e.g. to capture notices).
+func connectConfig(ctx context.Context, target string, cfg *pgx.ConnConfig) (*pgx.Conn, error) {
+	conn, err := pgx.ConnectConfig(ctx, cfg)
+	if err != nil {
+		return nil, connectError(target, err)
+	}
+	return conn, nil
+}

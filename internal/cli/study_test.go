@@ -4,9 +4,11 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"syscall"
 	"testing"
@@ -265,4 +267,77 @@ func waitForMeasurements(t *testing.T, store string, n int, limit time.Duration)
 	}
 	t.Fatalf("no run with %d measurements in %s after %v", n, store, limit)
 	return ""
+}
+
+// TestStudyVacuumMatchesPsql runs the vacuum study on a reduced table, then
+// the article's statements by hand with psql on the same server, and checks
+// that the WAL figures VACUUM VERBOSE prints in psql equal what the study
+// recorded.
+func TestStudyVacuumMatchesPsql(t *testing.T) {
+	t.Setenv("XDG_STATE_HOME", pgtest.TempDir(t))
+	r := run(t, "--quiet", "pg", "start", "--version", "17", "--name", "vac",
+		"--set", "shared_buffers=256MB", "--set", "maintenance_work_mem=512MB", "--set", "max_wal_size=1GB",
+		"--set", "checkpoint_timeout=30min", "--set", "autovacuum=off", "--set", "log_checkpoints=on")
+	if r.code != 0 {
+		t.Fatalf("pg start: %s", r.stderr)
+	}
+	dsn := strings.TrimSpace(r.stdout)
+	t.Cleanup(func() { run(t, "pg", "stop", "--remove", "vac") })
+
+	store := filepath.Join(t.TempDir(), "r.db")
+	r = run(t, "--quiet", "study", "vacuum", "--target", "vac", "--reps", "2", "--param", "rows=20000",
+		"--param", "cases=95:index,95:noindex", "--json", "--store", store)
+	if r.code != 0 {
+		t.Fatalf("study vacuum: exit %d: %s", r.code, r.stderr)
+	}
+	var doc struct {
+		Measurements []struct {
+			Case   map[string]string `json:"case"`
+			Rep    int               `json:"rep"`
+			Metric string            `json:"metric"`
+			Value  float64           `json:"value"`
+		} `json:"measurements"`
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &doc); err != nil {
+		t.Fatal(err)
+	}
+	study := map[string]float64{} // index/metric of rep 2
+	metrics := map[string]bool{}
+	for _, m := range doc.Measurements {
+		metrics[m.Metric] = true
+		if m.Rep == 2 {
+			study[m.Case["index"]+"/"+m.Metric] = m.Value
+		}
+	}
+	for _, want := range []string{"elapsed_ms", "wal_records", "wal_fpi", "wal_bytes", "index_scans", "pages_scanned", "tuples_removed", "buffer_hits", "buffer_misses", "buffer_dirtied", "cpu_user_s", "cpu_sys_s"} {
+		if !metrics[want] {
+			t.Errorf("study recorded no %s", want)
+		}
+	}
+	walRE := regexp.MustCompile(`WAL usage: (\d+) records, (\d+) full page images, (\d+) bytes`)
+	for _, index := range []string{"yes", "no"} {
+		script := "DROP TABLE IF EXISTS t_vacuum_test;\nCREATE TABLE t_vacuum_test (id int, v text);\n"
+		if index == "yes" {
+			script += "CREATE INDEX ON t_vacuum_test (id);\n"
+		}
+		script += "INSERT INTO t_vacuum_test SELECT g, 'x' FROM generate_series(1, 20000) g;\n" +
+			"UPDATE t_vacuum_test SET v = 'y' WHERE id % 20 != 1;\nVACUUM VERBOSE t_vacuum_test;\nDROP TABLE t_vacuum_test;\n"
+		cmd := exec.Command("psql", dsn, "-X", "-v", "ON_ERROR_STOP=1", "-c", "SET search_path = pglab, public", "-f", "-")
+		cmd.Stdin = strings.NewReader(script)
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("psql: %v\n%s", err, out)
+		}
+		m := walRE.FindStringSubmatch(string(out))
+		if m == nil {
+			t.Fatalf("no WAL usage line in psql's output:\n%s", out)
+		}
+		for i, metric := range []string{"wal_records", "wal_fpi", "wal_bytes"} {
+			var byHand float64
+			fmt.Sscan(m[i+1], &byHand)
+			if got := study[index+"/"+metric]; got != byHand {
+				t.Errorf("index=%s %s: study %v, psql by hand %v", index, metric, got, byHand)
+			}
+		}
+	}
 }

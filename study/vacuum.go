@@ -1,0 +1,187 @@
+package study
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/pglab/pglab/observe"
+	"github.com/pglab/pglab/pgserver"
+)
+
+// vacuumStudy is seed 000 §4: a table of N rows (id int, v text), with or
+// without an index on id, a share of its rows updated, then VACUUM VERBOSE,
+// timed by the client, with the figures VACUUM itself prints.
+type vacuumStudy struct{}
+
+func init() { Register("vacuum", func() Study { return vacuumStudy{} }) }
+
+// vacuumCase is one (update share, index) pair of the article.
+type vacuumCase struct {
+	pct   int
+	index bool
+	where string // the article's UPDATE condition for pct
+}
+
+// The article's update conditions: 95 % is id % 20 != 1, 50 % is
+// id % 2 = 1, 5 % is id % 20 = 1.
+var vacuumWhere = map[int]string{95: "id % 20 != 1", 50: "id % 2 = 1", 5: "id % 20 = 1"}
+
+func (vacuumStudy) Info() Info {
+	return Info{
+		Name:   "vacuum",
+		Title:  "VACUUM VERBOSE after updating 95 %, 50 % or 5 % of a table's rows, with and without an index",
+		Source: "seed 000 §4",
+		Params: []Param{
+			{Name: "rows", Kind: KindInt, Default: "3000000", Quick: "300000", Min: 1000, MinSet: true, Doc: "rows in t_vacuum_test"},
+			{Name: "cases", Kind: KindList, Default: "95:index,95:noindex,50:index,5:index", Choices: []string{"95:index", "95:noindex", "50:index", "50:noindex", "5:index", "5:noindex"}, Doc: "update share and index, as the article's four cases"},
+			{Name: "checkpoint_before", Kind: KindBool, Default: "false", Doc: "run CHECKPOINT before the VACUUM (the article does not)"},
+		},
+	}
+}
+
+func (vacuumStudy) Plan(p Params) (Plan, error) {
+	var cases []Case
+	for _, c := range p.List("cases") {
+		pctText, idx, _ := strings.Cut(c, ":")
+		var pct int
+		fmt.Sscan(pctText, &pct)
+		vc := vacuumCase{pct: pct, index: idx == "index", where: vacuumWhere[pct]}
+		name := fmt.Sprintf("%d %% updated, ", pct)
+		if vc.index {
+			name += "with index"
+		} else {
+			name += "no index"
+		}
+		cases = append(cases, Case{Name: name, Labels: map[string]string{"update_pct": pctText, "index": map[bool]string{true: "yes", false: "no"}[vc.index]}, Data: vc})
+	}
+	return Plan{
+		Cases: cases,
+		// The article's postgresql.conf (§2.2), the parts that matter here.
+		Settings: []pgserver.Setting{
+			{Name: "shared_buffers", Value: "256MB"},
+			{Name: "maintenance_work_mem", Value: "512MB"},
+			{Name: "max_wal_size", Value: "1GB"},
+			{Name: "checkpoint_timeout", Value: "30min"},
+			{Name: "autovacuum", Value: "off"},
+			{Name: "log_checkpoints", Value: "on"},
+		},
+		Reps:      3,
+		QuickReps: 3,
+	}, nil
+}
+
+func (vacuumStudy) Setup(ctx context.Context, s *Session) error { return nil }
+
+func (vacuumStudy) Run(ctx context.Context, s *Session, c Case, rep int) error {
+	vc := c.Data.(vacuumCase)
+	cfg := s.Target.ConnConfig()
+	notices := observe.CaptureNotices(cfg)
+	conn, err := connectConfig(ctx, s.Target.Name, cfg)
+	if err != nil {
+		return err
+	}
+	defer conn.Close(context.Background())
+	// The article's statements, in its order.
+	stmts := []string{
+		"DROP TABLE IF EXISTS t_vacuum_test",
+		"CREATE TABLE t_vacuum_test (id int, v text)",
+	}
+	if vc.index {
+		stmts = append(stmts, "CREATE INDEX ON t_vacuum_test (id)")
+	}
+	stmts = append(stmts,
+		fmt.Sprintf("INSERT INTO t_vacuum_test SELECT g, 'x' FROM generate_series(1, %d) g", s.Params.Int("rows")),
+		"UPDATE t_vacuum_test SET v = 'y' WHERE "+vc.where,
+	)
+	if s.Params.Bool("checkpoint_before") {
+		stmts = append(stmts, "CHECKPOINT")
+	}
+	for _, q := range stmts {
+		if _, err := conn.Exec(ctx, q); err != nil {
+			return fmt.Errorf("%s: %w", q, err)
+		}
+	}
+	notices.Take()
+	step, err := s.Measure(ctx, conn, func(ctx context.Context) error {
+		_, err := conn.Exec(ctx, "VACUUM VERBOSE t_vacuum_test")
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("VACUUM VERBOSE t_vacuum_test: %w", err)
+	}
+	text := notices.Take()
+	if err := s.Artefact(ctx, "vacuum-verbose", "text/plain", []byte(text)); err != nil {
+		return err
+	}
+	s.Record("elapsed_ms", float64(step.Elapsed.Microseconds())/1000, "ms", LowerIsBetter())
+
+	reports, err := observe.ParseVacuumVerbose(text)
+	if err != nil {
+		return fmt.Errorf("read VACUUM VERBOSE output: %w", err)
+	}
+	var table *observe.VacuumReport
+	for k := range reports {
+		if !reports[k].Toast {
+			table = &reports[k]
+			break
+		}
+	}
+	if table == nil {
+		return errors.New("VACUUM VERBOSE printed no report for t_vacuum_test")
+	}
+	// What VACUUM VERBOSE prints about the table itself (not its TOAST
+	// table). WAL usage is printed from 15 on; on 13 and 14 the server's
+	// WAL counters of the step stand in for it.
+	vacuumMetrics := []struct {
+		name, unit string
+		exact      bool
+	}{
+		{"wal_records", "count", false},
+		{"wal_fpi", "count", false},
+		{"wal_bytes", "bytes", false},
+		{"index_scans", "count", true},
+		{"pages_scanned", "pages", true},
+		{"pages_removed", "pages", true},
+		{"tuples_removed", "count", true},
+		{"buffer_hits", "count", false},
+		{"buffer_misses", "count", false},
+		{"buffer_dirtied", "count", false},
+		{"cpu_user_s", "s", false},
+		{"cpu_sys_s", "s", false},
+	}
+	for _, m := range vacuumMetrics {
+		v, ok := table.Value(m.name)
+		source := "verbose"
+		if !ok && strings.HasPrefix(m.name, "wal_") {
+			v, ok = step.Counter(m.name)
+			source = "counters"
+		}
+		if !ok {
+			continue
+		}
+		opts := []MetricOption{LowerIsBetter()}
+		if m.exact {
+			opts = append(opts, Exact())
+		}
+		s.Record(m.name, v, m.unit, opts...)
+		if source == "counters" && rep == 1 {
+			s.Note("%s from the server's WAL counters (VACUUM VERBOSE prints WAL usage from PostgreSQL 15 on)", m.name)
+		}
+	}
+	if v, ok := step.Counter("checkpoints"); ok && v > 0 {
+		s.Note("a checkpoint ran during the VACUUM (%.0f); its full-page images inflate WAL", v)
+	}
+	return nil
+}
+
+func (vacuumStudy) Teardown(ctx context.Context, s *Session) error {
+	conn, err := s.Target.Connect(ctx)
+	if err != nil {
+		return err
+	}
+	defer conn.Close(context.Background())
+	_, err = conn.Exec(ctx, "DROP TABLE IF EXISTS t_vacuum_test")
+	return err
+}
