@@ -631,6 +631,11 @@ func (c *client) execMeta(cmd *script.Command, now *int64) {
 			}
 		}
 	case script.MetaStartPipeline:
+		if r.mode == QuerySimple {
+			c.logf("client %d aborted in command %d (startpipeline) of script %d; cannot use pipeline mode with the simple query protocol", c.id, c.command, c.useFile)
+			c.state = csAborted
+			return
+		}
 		if c.pipeline {
 			c.logf("client %d aborted in command %d (startpipeline) of script %d; already in pipeline mode", c.id, c.command, c.useFile)
 			c.state = csAborted

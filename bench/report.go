@@ -145,5 +145,6 @@ func (res *Result) WritePercentiles(w io.Writer) error {
 func (res *Result) WriteJSON(w io.Writer) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
 	return enc.Encode(res)
 }
