@@ -26,6 +26,16 @@ type targetFlags struct {
 	store     string
 	noInstall bool
 	force     bool
+	// configs are managed servers of one version under named
+	// configurations (compare --config).
+	configs []configSpec
+}
+
+// configSpec is one --config NAME:k=v,... of compare.
+type configSpec struct {
+	name     string
+	version  pgserver.VersionSpec
+	settings []string
 }
 
 func (f *targetFlags) register(fs *pflag.FlagSet) {
@@ -52,6 +62,8 @@ type targetSpec struct {
 	version pgserver.VersionSpec // managed
 	dsn     string               // user's server
 	named   string               // instance of 'pglab pg start'
+	// settings of this managed server on top of --set (compare --config).
+	settings []pgserver.Setting
 }
 
 // lab is the set-up around a run: validated inputs, the servers, the store.
@@ -106,6 +118,18 @@ func parseLab(env *Env, f *targetFlags) (*lab, error) {
 			if err := add(targetSpec{name: name, version: spec}); err != nil {
 				return nil, err
 			}
+		}
+	}
+	for _, c := range f.configs {
+		if err := pgserver.ValidateName(c.name); err != nil {
+			return nil, badInput("--config %s: %v", c.name, err)
+		}
+		sets, err := pgserver.ParseSettings(c.settings)
+		if err != nil {
+			return nil, badInput("--config %s: %v", c.name, err)
+		}
+		if err := add(targetSpec{name: c.name, version: c.version, settings: sets}); err != nil {
+			return nil, err
 		}
 	}
 	for _, t := range f.targets {
@@ -171,7 +195,7 @@ func (l *lab) open(ctx context.Context, kind results.Kind, extra any) (err error
 				Binaries:  b,
 				Name:      s.name,
 				Checksums: l.checksums,
-				Settings:  l.settings,
+				Settings:  pgserver.MergeSettings(l.settings, s.settings...),
 				Progress:  l.env.progress(),
 			})
 			if serr != nil {

@@ -1,0 +1,276 @@
+package cli
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/pglab/pglab/pgserver"
+	"github.com/pglab/pglab/report"
+	"github.com/pglab/pglab/results"
+	"github.com/pglab/pglab/study"
+	"github.com/spf13/cobra"
+)
+
+func init() { register(1, newCompareCmd) }
+
+// compareExcluded are studies that compare something else than servers
+// (the tune study compares configurations of one server) and are not part
+// of "all".
+var compareExcluded = map[string]bool{"tune": true}
+
+func newCompareCmd(env *Env) *cobra.Command {
+	var tf targetFlags
+	var reps int
+	var quick bool
+	var studies, out string
+	var params, configs []string
+	var alpha float64
+	cmd := &cobra.Command{
+		Use:   "compare --versions 16,17 [--studies all|vacuum,tps,...] [--quick] [--reps N] [--out DIR]",
+		Short: "Compare PostgreSQL versions (or servers, or configurations) across every study, with a report",
+		Long: `The main job: start one managed server per version with identical initdb choices and
+settings (installing missing versions), run the studies with repetitions interleaved
+across servers, store the run, and write report.md, report.html and report.json.
+
+Targets: --versions 16,17 (managed), --target NAME=DSN (your servers), or one version
+under several configurations: --versions 17 --config a:shared_buffers=128MB
+--config b:shared_buffers=1GB (one managed server per configuration).
+
+Study parameters: --param study.name=value (e.g. --param vacuum.rows=1000000), or
+--param name=value for every study that has it.`,
+		Example: `  pglab compare --versions 16,17 --quick
+  pglab compare --versions 16,17,18 --studies vacuum,copy-errors --reps 5
+  pglab compare --versions 17 --config small:shared_buffers=128MB --config big:shared_buffers=1GB --studies tps`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if reps < 0 {
+				return badInput("--reps must be at least 1: got %d", reps)
+			}
+			if alpha < 0 || alpha >= 1 {
+				return badInput("--alpha must be in (0, 1): got %v", alpha)
+			}
+			names, err := compareStudies(studies)
+			if err != nil {
+				return err
+			}
+			plans, err := compareParams(names, params, quick)
+			if err != nil {
+				return err
+			}
+			if len(configs) > 0 {
+				if err := expandConfigs(&tf, configs); err != nil {
+					return err
+				}
+			}
+			l, err := parseLab(env, &tf)
+			if err != nil {
+				return err
+			}
+			if out == "" {
+				out = "pglab-report"
+			}
+			extra := map[string]any{"studies": names, "quick": quick, "reps": reps, "checksums": l.checksums, "alpha": alpha}
+			if err := l.open(env.Ctx, results.KindCompare, extra); err != nil {
+				return err
+			}
+			runID := l.Run.ID()
+			r := l.runner(reps, quick)
+			var all []study.Outcome
+			var runErr error
+			for _, p := range plans {
+				o, err := r.Run(env.Ctx, p.study, p.params)
+				if o != nil {
+					all = append(all, *o)
+				}
+				if err != nil {
+					runErr = err
+					break
+				}
+			}
+			targets := make([]results.Target, len(l.Targets))
+			for i, t := range l.Targets {
+				targets[i] = results.Target{Name: t.Name, ServerVersion: t.Version, ServerVersionNum: t.VersionNum, DataChecksums: t.Checksums, Conn: t.Redacted()}
+			}
+			closeErr := l.close(results.KindCompare, runErr)
+
+			ds := &report.Dataset{Targets: targets, Alpha: alpha}
+			for _, o := range all {
+				ds.Measurements = append(ds.Measurements, o.Measurements...)
+				for _, n := range o.Notes {
+					ds.Notes = append(ds.Notes, report.Note{Study: o.Study, Case: n.Case.Labels, Target: n.Target, Text: n.Text, Outcome: n.Outcome})
+				}
+			}
+			if len(ds.Measurements) > 0 {
+				if err := writeCompareReports(env, out, ds); err != nil {
+					return err
+				}
+				fmt.Fprintf(env.Stdout, "\nrun %s stored in %s; reports in %s\n", runID, l.storeLocation(), out)
+			}
+			if runErr != nil {
+				return runErr
+			}
+			return closeErr
+		},
+	}
+	f := cmd.Flags()
+	tf.register(f)
+	f.StringVar(&studies, "studies", "all", "studies to run: all, or a comma-separated list ("+strings.Join(study.Names(), ", ")+")")
+	f.IntVar(&reps, "reps", 0, "repetitions per case and target (default: each study's)")
+	f.BoolVar(&quick, "quick", false, "every study's quick parameter values: the whole comparison in minutes")
+	f.StringArrayVar(&params, "param", nil, "study parameter study.name=value or name=value (repeatable)")
+	f.StringArrayVar(&configs, "config", nil, "a configuration NAME:k=v,k=v of one managed version (repeatable; one server each)")
+	f.StringVar(&out, "out", "pglab-report", "directory for report.md, report.html and report.json")
+	f.Float64Var(&alpha, "alpha", 0.05, "significance level of the comparisons")
+	return cmd
+}
+
+// compareStudies resolves --studies to study names.
+func compareStudies(spec string) ([]string, error) {
+	spec = strings.TrimSpace(spec)
+	if spec == "" || spec == "all" {
+		var out []string
+		for _, n := range study.Names() {
+			if !compareExcluded[n] {
+				out = append(out, n)
+			}
+		}
+		return out, nil
+	}
+	var out []string
+	seen := map[string]bool{}
+	for _, n := range strings.Split(spec, ",") {
+		n = strings.TrimSpace(n)
+		if n == "" || seen[n] {
+			continue
+		}
+		if _, err := study.Get(n); err != nil {
+			return nil, badInput("--studies: %v", err)
+		}
+		seen[n] = true
+		out = append(out, n)
+	}
+	if len(out) == 0 {
+		return nil, badInput("--studies: name at least one study")
+	}
+	return out, nil
+}
+
+type studyPlan struct {
+	study  study.Study
+	params study.Params
+}
+
+// compareParams parses --param values (study.name=value or name=value) and
+// each study's parameters.
+func compareParams(names []string, args []string, quick bool) ([]studyPlan, error) {
+	kv, err := study.ParseParamArgs(args)
+	if err != nil {
+		return nil, badInput("%v", err)
+	}
+	per := map[string]map[string]string{}
+	used := map[string]bool{}
+	for _, n := range names {
+		per[n] = map[string]string{}
+	}
+	for key, v := range kv {
+		if s, name, ok := strings.Cut(key, "."); ok && !strings.Contains(name, ".") {
+			if _, known := per[s]; !known {
+				return nil, badInput("--param %s: study %q is not in this comparison (%s)", key, s, strings.Join(names, ", "))
+			}
+			per[s][name] = v
+			used[key] = true
+		}
+	}
+	var plans []studyPlan
+	for _, n := range names {
+		st, _ := study.Get(n)
+		info := st.Info()
+		for key, v := range kv {
+			if strings.Contains(key, ".") {
+				continue
+			}
+			for _, p := range info.Params {
+				if p.Name == key {
+					if _, set := per[n][key]; !set {
+						per[n][key] = v
+					}
+					used[key] = true
+				}
+			}
+		}
+		pv, err := study.ParseParams(n, info.Params, per[n], quick)
+		if err != nil {
+			return nil, badInput("%v", err)
+		}
+		if _, err := st.Plan(pv); err != nil {
+			return nil, badInput("study %s: %v", n, err)
+		}
+		plans = append(plans, studyPlan{st, pv})
+	}
+	var unused []string
+	for key := range kv {
+		if !used[key] {
+			unused = append(unused, key)
+		}
+	}
+	if len(unused) > 0 {
+		sort.Strings(unused)
+		return nil, badInput("--param %s: no study in this comparison has that parameter", unused[0])
+	}
+	return plans, nil
+}
+
+// expandConfigs turns --config NAME:k=v,... into one managed target per
+// configuration of the single version given.
+func expandConfigs(tf *targetFlags, configs []string) error {
+	if len(tf.targets) > 0 {
+		return badInput("--config applies to a managed version (--versions N), not to --target servers")
+	}
+	vs := strings.Split(tf.versions, ",")
+	if tf.versions == "" || len(vs) != 1 {
+		return badInput("--config needs exactly one version: --versions 17 --config a:k=v --config b:k=v")
+	}
+	spec, err := pgserver.ParseVersionSpec(vs[0])
+	if err != nil {
+		return badInput("--versions: %v", err)
+	}
+	tf.versions = ""
+	for _, c := range configs {
+		name, sets, ok := strings.Cut(c, ":")
+		if !ok || strings.TrimSpace(name) == "" {
+			return badInput("--config %q: want NAME:name=value,name=value", c)
+		}
+		var list []string
+		for _, kv := range strings.Split(sets, ",") {
+			if strings.TrimSpace(kv) != "" {
+				list = append(list, kv)
+			}
+		}
+		if _, err := pgserver.ParseSettings(list); err != nil {
+			return badInput("--config %s: %v", name, err)
+		}
+		tf.configs = append(tf.configs, configSpec{name: strings.TrimSpace(name), version: spec, settings: list})
+	}
+	return nil
+}
+
+// writeCompareReports writes the reports into dir and the summary to
+// stdout.
+func writeCompareReports(env *Env, dir string, ds *report.Dataset) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return badInput("--out %s: %v", dir, err)
+	}
+	path := filepath.Join(dir, "report.txt")
+	f, err := os.Create(path)
+	if err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	defer f.Close()
+	if err := report.WriteText(f, ds); err != nil {
+		return err
+	}
+	return report.WriteText(env.Stdout, ds)
+}
