@@ -1,0 +1,184 @@
+package bench_test
+
+import (
+	"bytes"
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/pglab/pglab/bench"
+	"github.com/pglab/pglab/bench/initdata"
+	"github.com/pglab/pglab/bench/script"
+	"github.com/pglab/pglab/internal/pgtest"
+)
+
+func TestMain(m *testing.M) { pgtest.Main(m) }
+
+// initDB returns a DSN to a fresh database with the pgbench tables at scale 1.
+func initDB(t testing.TB) string {
+	t.Helper()
+	inst := pgtest.Shared(t, pgtest.DefaultVersion())
+	dsn := pgtest.CreateDB(t, inst)
+	cfg, err := bench.ConnConfig(dsn, "", "", "", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := initdata.Run(context.Background(), cfg, initdata.Options{Scale: 1}, nil); err != nil {
+		t.Fatal(err)
+	}
+	return dsn
+}
+
+func TestRunSelectOnly(t *testing.T) {
+	dsn := initDB(t)
+	cfg := bench.DefaultConfig()
+	cfg.ConnString = dsn
+	cfg.Scripts = []bench.ScriptSpec{bench.BuiltinSpec(script.Builtins()[2], 1)}
+	cfg.Clients, cfg.Threads, cfg.Transactions = 3, 2, 40
+	cfg.Mode = bench.QueryPrepared
+	res, err := bench.Run(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Transactions != 120 || res.Failed != 0 || res.Aborted {
+		t.Fatalf("transactions %d failed %d aborted %v", res.Transactions, res.Failed, res.Aborted)
+	}
+	if got := res.Histogram.TotalCount(); got != 120 {
+		t.Errorf("histogram holds %d values, want 120", got)
+	}
+	if res.TPS <= 0 || res.TPSWithConnections <= 0 || res.TPSWithConnections > res.TPS {
+		t.Errorf("tps %f, with connections %f", res.TPS, res.TPSWithConnections)
+	}
+	if !(res.LatencyP50Ms > 0 && res.LatencyP50Ms <= res.LatencyP99Ms && res.LatencyP99Ms <= res.LatencyMaxMs) {
+		t.Errorf("percentiles p50 %f p99 %f max %f", res.LatencyP50Ms, res.LatencyP99Ms, res.LatencyMaxMs)
+	}
+	if res.Scale != 1 || res.TransactionType != "<builtin: select only>" || res.Threads != 2 {
+		t.Errorf("scale %d type %q threads %d", res.Scale, res.TransactionType, res.Threads)
+	}
+	var out bytes.Buffer
+	if err := res.WriteSummary(&out); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out.String(), "number of transactions actually processed: 120/120\n") {
+		t.Errorf("summary:\n%s", out.String())
+	}
+}
+
+func TestRunProgressAndRate(t *testing.T) {
+	dsn := initDB(t)
+	cfg := bench.DefaultConfig()
+	cfg.ConnString = dsn
+	cfg.Scripts = []bench.ScriptSpec{bench.BuiltinSpec(script.Builtins()[2], 1)}
+	cfg.Clients, cfg.Threads = 2, 2
+	cfg.Duration = 3 * time.Second
+	cfg.Progress = time.Second
+	cfg.Rate = 200
+	cfg.NoVacuum = true
+	var ticks int
+	cfg.OnProgress = func(bench.ProgressTick) { ticks++ }
+	var stderr bytes.Buffer
+	cfg.Stderr = &stderr
+	res, err := bench.Run(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Progress) != 2 || ticks != 2 {
+		t.Errorf("%d progress ticks (%d callbacks), want 2 for -T 3 -P 1", len(res.Progress), ticks)
+	}
+	// 200 tps for about 3 s: a Poisson schedule, so allow a wide margin.
+	if res.Transactions < 400 || res.Transactions > 800 {
+		t.Errorf("%d transactions at -R 200 -T 3", res.Transactions)
+	}
+	if !strings.Contains(stderr.String(), "progress: 1.0 s, ") || !strings.Contains(stderr.String(), " lag ") {
+		t.Errorf("progress lines:\n%s", stderr.String())
+	}
+}
+
+func TestRunAbortedClient(t *testing.T) {
+	dsn := initDB(t)
+	cfg := bench.DefaultConfig()
+	cfg.ConnString = dsn
+	cfg.Scripts = []bench.ScriptSpec{{Desc: "bad.sql", Text: "select 1;\nselect * from no_such_table;\n", Weight: 1}}
+	cfg.NoVacuum = true
+	var stderr bytes.Buffer
+	cfg.Stderr = &stderr
+	res, err := bench.Run(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.Aborted || res.Transactions != 0 {
+		t.Errorf("aborted %v transactions %d", res.Aborted, res.Transactions)
+	}
+	want := `pglab: error: client 0 script 0 aborted in command 1 query 0: ERROR:  relation "no_such_table" does not exist`
+	if !strings.Contains(stderr.String(), want) {
+		t.Errorf("stderr %q, want %q", stderr.String(), want)
+	}
+	cfg.ExitOnAbort = true
+	if _, err := bench.Run(context.Background(), cfg); err == nil || err.Error() != "Run was aborted due to an error in thread 0" {
+		t.Errorf("--exit-on-abort: err %v", err)
+	}
+}
+
+func TestConnConfig(t *testing.T) {
+	cases := []struct {
+		conn, host, port, user, db string
+		wantHost, wantDB, wantUser string
+		wantPort                   uint16
+	}{
+		{"postgres://u:p@h1:5433/d1", "", "", "", "", "h1", "d1", "u", 5433},
+		{"postgres://u:p@h1:5433/d1", "h2", "6000", "v", "d2", "h2", "d2", "v", 6000},
+		{"host=h1 port=5433 dbname=d1 user=u", "", "", "", "d2", "h1", "d2", "u", 5433},
+		{"mydb", "h3", "", "w", "", "h3", "mydb", "w", 5432},
+		{"", "h3", "", "w", "host=h4 dbname=d4", "h3", "d4", "w", 5432},
+	}
+	for _, tc := range cases {
+		cfg, err := bench.ConnConfig(tc.conn, tc.host, tc.port, tc.user, tc.db)
+		if err != nil {
+			t.Errorf("%q: %v", tc.conn, err)
+			continue
+		}
+		if cfg.Host != tc.wantHost || cfg.Database != tc.wantDB || cfg.User != tc.wantUser || cfg.Port != tc.wantPort {
+			t.Errorf("%q %q %q %q %q: host %q db %q user %q port %d", tc.conn, tc.host, tc.port, tc.user, tc.db, cfg.Host, cfg.Database, cfg.User, cfg.Port)
+		}
+	}
+}
+
+// BenchmarkSelectOnlyPrepared measures the whole client path per
+// transaction (encode, write, epoll, read, decode, stats) against a real
+// server: select-only, -M prepared, 2 clients on 1 thread.
+func BenchmarkSelectOnlyPrepared(b *testing.B) {
+	benchmarkBuiltin(b, 2, bench.QueryPrepared)
+}
+
+// BenchmarkTPCBPrepared is the same for the tpcb-like builtin.
+func BenchmarkTPCBPrepared(b *testing.B) {
+	benchmarkBuiltin(b, 0, bench.QueryPrepared)
+}
+
+// BenchmarkSelectOnlySimple uses the simple protocol (text substitution).
+func BenchmarkSelectOnlySimple(b *testing.B) {
+	benchmarkBuiltin(b, 2, bench.QuerySimple)
+}
+
+func benchmarkBuiltin(b *testing.B, builtin int, mode bench.QueryMode) {
+	dsn := initDB(b)
+	cfg := bench.DefaultConfig()
+	cfg.ConnString = dsn
+	cfg.Scripts = []bench.ScriptSpec{bench.BuiltinSpec(script.Builtins()[builtin], 1)}
+	cfg.Clients, cfg.Threads = 2, 1
+	cfg.Mode = mode
+	cfg.NoVacuum = true
+	cfg.Transactions = max(b.N/2, 1)
+	b.ReportAllocs()
+	b.ResetTimer()
+	res, err := bench.Run(context.Background(), cfg)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.StopTimer()
+	if res.Aborted {
+		b.Fatal("aborted")
+	}
+	b.ReportMetric(res.TPS, "tps")
+}
