@@ -34,31 +34,41 @@ func ParseFormat(s string) (Format, error) {
 
 // Input names used in Detection.
 const (
-	InputMemory  = "memory"
-	InputCPUs    = "cpus"
-	InputStorage = "storage"
+	InputMemory      = "memory"
+	InputCPUs        = "cpus"
+	InputStorage     = "storage"
+	InputVersion     = "pg-version"
+	InputConnections = "connections"
 )
 
-// Detection records an input that was measured on this machine instead of
-// being given.
+// Detection records an input that was not given but measured on this
+// machine or read from a live server.
 type Detection struct {
-	// Input is InputMemory, InputCPUs or InputStorage.
+	// Input is InputMemory, InputCPUs, InputStorage, InputVersion or
+	// InputConnections.
 	Input string `json:"input"`
-	// Source says where it was read, e.g. "/proc/meminfo".
+	// Source says where it was read, e.g. "/proc/meminfo" or
+	// "server_version_num".
 	Source string `json:"source"`
+	// Server is true for an input read from the server being tuned
+	// (pglab tune --target) and false for one measured on this machine.
+	Server bool `json:"server,omitempty"`
 }
 
 // headerLabel is PGTune's header label for each detectable input.
 var headerLabel = map[string]string{
-	InputMemory:  "Total Memory (RAM)",
-	InputCPUs:    "CPUs num",
-	InputStorage: "Data Storage",
+	InputMemory:      "Total Memory (RAM)",
+	InputCPUs:        "CPUs num",
+	InputStorage:     "Data Storage",
+	InputVersion:     "DB Version",
+	InputConnections: "Connections num",
 }
 
 // Write writes r in format f. detected lists the inputs measured on this
-// machine; conf and alter name them in one extra header line, which is
-// absent when everything was given, so that the text is then exactly
-// PGTune's.
+// machine or read from a server; conf and alter name them in extra header
+// lines ("Detected on this machine: ...", "Read from the server: ..."),
+// which are absent when everything was given, so that the text is then
+// exactly PGTune's.
 func Write(w io.Writer, r Recommendation, f Format, detected []Detection) error {
 	var text string
 	switch f {
@@ -115,17 +125,7 @@ func Text(r Recommendation, f Format, detected []Detection) string {
 			lines = append(lines, comment+" "+h[0]+": "+h[1])
 		}
 	}
-	if len(detected) > 0 {
-		var parts []string
-		for _, d := range detected {
-			label := headerLabel[d.Input]
-			if label == "" {
-				label = d.Input
-			}
-			parts = append(parts, label+" from "+d.Source)
-		}
-		lines = append(lines, comment+" Detected on this machine: "+strings.Join(parts, ", "))
-	}
+	lines = append(lines, DetectionLines(detected, comment)...)
 	lines = append(lines, "")
 	for _, p := range r.Parameters {
 		if f == FormatAlter {
@@ -135,6 +135,32 @@ func Text(r Recommendation, f Format, detected []Detection) string {
 		}
 	}
 	return strings.Join(lines, "\n")
+}
+
+// DetectionLines returns the header lines naming the detected inputs, each
+// starting with comment: one for those measured on this machine and one for
+// those read from the server, each present only when it has inputs.
+func DetectionLines(detected []Detection, comment string) []string {
+	var machine, server []string
+	for _, d := range detected {
+		label := headerLabel[d.Input]
+		if label == "" {
+			label = d.Input
+		}
+		if d.Server {
+			server = append(server, label+" from "+d.Source)
+		} else {
+			machine = append(machine, label+" from "+d.Source)
+		}
+	}
+	var lines []string
+	if len(machine) > 0 {
+		lines = append(lines, comment+" Detected on this machine: "+strings.Join(machine, ", "))
+	}
+	if len(server) > 0 {
+		lines = append(lines, comment+" Read from the server: "+strings.Join(server, ", "))
+	}
+	return lines
 }
 
 func countText(n int) string {

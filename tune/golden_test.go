@@ -20,7 +20,12 @@ var goldenSets = []struct {
 	{"pg18-dw-nvme-64gb", Inputs{Version: 18, OS: OSLinux, Workload: WorkloadDW, Memory: gb(64), CPUs: 16, Storage: StorageNVMe, DBSize: DBSizeUpTo3xRAM}, nil},
 	{"pg17-windows-oltp-256gb", Inputs{Version: 17, OS: OSWindows, Workload: WorkloadOLTP, Memory: gb(256), CPUs: 32, Connections: 500, Storage: StorageSAN, DBSize: DBSizeOver3xRAM}, nil},
 	{"pg16-desktop-detected", Inputs{Version: 16, OS: OSLinux, Workload: WorkloadDesktop, Memory: mb(24105), CPUs: 2, Storage: StorageHDD, DBSize: DBSizeLessThanRAM},
-		[]Detection{{InputMemory, "/proc/meminfo"}, {InputCPUs, "the CPU affinity mask"}, {InputStorage, "/sys/block/vda/queue/rotational"}}},
+		[]Detection{{Input: InputMemory, Source: "/proc/meminfo"}, {Input: InputCPUs, Source: "the CPU affinity mask"}, {Input: InputStorage, Source: "/sys/block/vda/queue/rotational"}}},
+	// pglab tune --target on a local server: version and connections read
+	// from it, memory and CPUs measured on this machine.
+	{"pg17-target-detected", Inputs{Version: 17, OS: OSLinux, Workload: WorkloadOLTP, Memory: gb(8), CPUs: 4, Connections: 100, Storage: StorageSSD, DBSize: DBSizeUpTo3xRAM},
+		[]Detection{{Input: InputVersion, Source: "server_version_num", Server: true}, {Input: InputConnections, Source: "max_connections", Server: true},
+			{Input: InputMemory, Source: "/proc/meminfo"}, {Input: InputCPUs, Source: "the CPU affinity mask"}}},
 }
 
 func TestGolden(t *testing.T) {
