@@ -1,0 +1,136 @@
+package initdata
+
+import (
+	"context"
+	"errors"
+	"strconv"
+	"strings"
+
+	"github.com/jackc/pgx/v5/pgconn"
+)
+
+// relInfo is what step g needs to know about a table before loading it.
+type relInfo struct {
+	relkind byte
+	types   []uint32 // column type OIDs, dropped and generated columns left out
+}
+
+const relInfoSQL = "SELECT c.relkind, coalesce((SELECT pg_catalog.string_agg(a.atttypid::pg_catalog.text, ',' ORDER BY a.attnum) " +
+	"FROM pg_catalog.pg_attribute a WHERE a.attrelid = c.oid AND a.attnum > 0 AND NOT a.attisdropped AND a.attgenerated = ''), '') " +
+	"FROM pg_catalog.pg_class c WHERE c.oid = $1::pg_catalog.regclass"
+
+// lookupRel reads a table's relkind and column types (pgbench reads the
+// relkind to decide on FREEZE).
+func lookupRel(ctx context.Context, conn *pgconn.PgConn, table string) (*relInfo, error) {
+	rows, err := queryStrings(ctx, conn, relInfoSQL, table)
+	if err != nil {
+		return nil, err
+	}
+	if len(rows) != 1 || len(rows[0][0]) != 1 {
+		return nil, queryError(relInfoSQL, errors.New("unexpected result"))
+	}
+	info := &relInfo{relkind: rows[0][0][0]}
+	if rows[0][1] != "" {
+		for _, s := range strings.Split(rows[0][1], ",") {
+			oid, err := strconv.ParseUint(s, 10, 32)
+			if err != nil {
+				return nil, queryError(relInfoSQL, err)
+			}
+			info.types = append(info.types, uint32(oid))
+		}
+	}
+	return info, nil
+}
+
+// copyStatement returns the COPY statement for a table: pgbench's text
+// COPY, with FREEZE on servers from 14 for ordinary tables, or the same
+// in binary format.
+func copyStatement(table string, freeze, binary bool) string {
+	var opts []string
+	if binary {
+		opts = append(opts, "format binary")
+	}
+	if freeze {
+		opts = append(opts, "freeze on")
+	}
+	if len(opts) == 0 {
+		return "copy " + table + " from stdin"
+	}
+	return "copy " + table + " from stdin with (" + strings.Join(opts, ", ") + ")"
+}
+
+// copyError words a failed COPY as pgbench does: an error at the start of
+// the COPY is "unexpected copy in result", one at its end (bad data, a
+// constraint) is printed by libpq as a notice, then "PQendcopy failed".
+func copyError(err error, sql string) *Error {
+	var pe *pgconn.PgError
+	if errors.As(err, &pe) {
+		class := pe.Code[:2]
+		if class == "42" || class == "0A" || class == "55" {
+			return &Error{Messages: []string{"unexpected copy in result: " + serverMessage(err)}, Err: err}
+		}
+		return &Error{Notice: serverMessage(err), Messages: []string{"PQendcopy failed"}, Err: err}
+	}
+	return &Error{Messages: []string{"PQputline failed"}, Detail: "Query was: " + sql, Err: err}
+}
+
+// generateClientSide is step g: in one transaction, truncate the tables
+// and COPY branches, tellers and accounts, as pgbench does.
+func (r *runner) generateClientSide(ctx context.Context) error {
+	r.out.printf("generating data (client-side)...\n")
+	if err := exec(ctx, r.conn, "begin"); err != nil {
+		return err
+	}
+	if err := exec(ctx, r.conn, TruncateStatement); err != nil {
+		return err
+	}
+	for _, t := range []Table{Branches, Tellers, Accounts} {
+		info, err := lookupRel(ctx, r.conn, t.Name())
+		if err != nil {
+			return err
+		}
+		if t == Accounts && info.relkind == 'p' && r.o.Method == MethodFast && r.o.connections() > 1 {
+			total := t.PerScale() * int64(r.o.scale())
+			leaves, err := accountLeaves(ctx, r.conn, info, total)
+			if err != nil {
+				return err
+			}
+			if len(leaves) > 1 {
+				// The partitions load on other connections, which must
+				// see the truncation: commit it with branches and tellers.
+				if err := exec(ctx, r.conn, "commit"); err != nil {
+					return err
+				}
+				prog := newProgress(r.out, t.Name(), total, r.o.Quiet)
+				err := r.loadLeaves(ctx, leaves, total, prog)
+				prog.finish()
+				return err
+			}
+		}
+		if err := r.load(ctx, t, info); err != nil {
+			return err
+		}
+	}
+	return exec(ctx, r.conn, "commit")
+}
+
+// load fills one table on the main connection.
+func (r *runner) load(ctx context.Context, t Table, info *relInfo) error {
+	total := t.PerScale() * int64(r.o.scale())
+	freeze := r.serverVersion >= 140000 && info.relkind == 'r'
+	f := textFormat(t)
+	if r.o.Method == MethodFast {
+		if bf := binaryFormat(t, info.types, total); bf != nil {
+			f = bf
+		}
+	}
+	sql := copyStatement(t.Name(), freeze, f.binary)
+	prog := newProgress(r.out, t.Name(), total, r.o.Quiet)
+	src := newRowSource(f, 0, total, prog)
+	_, err := r.conn.CopyFrom(ctx, src, sql)
+	prog.finish()
+	if err != nil {
+		return copyError(err, sql)
+	}
+	return nil
+}
