@@ -2,7 +2,7 @@ package observe
 
 import (
 	"context"
-		"fmt"
+	"fmt"
 	"strings"
 	"time"
 
@@ -373,4 +373,3 @@ func Diff(before, after *Counters) []Metric {
 	sortMetrics(out)
 	return out
 }
-
