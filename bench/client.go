@@ -61,6 +61,7 @@ const (
 	pendSync     = -1
 	pendRollback = -2
 	pendPrepare  = -3
+	pendParse    = -4 // the Parse sent before a prepared statement's first use
 )
 
 type pendItem struct {
@@ -476,6 +477,7 @@ func (c *client) sendSQL(cmd *script.Command) bool {
 			if !c.prepared[c.useFile][c.command] {
 				c.out = appendParse(c.out, name, cmd.ParamSQL())
 				c.prepared[c.useFile][c.command] = true
+				c.pend = append(c.pend, pendItem{cmd: pendParse})
 			}
 		} else {
 			c.out = appendParse(c.out, "", cmd.ParamSQL())
@@ -845,8 +847,21 @@ func (c *client) onMessage(typ byte, body []byte) {
 				c.popPend()
 			}
 		}
+	case '1':
+		if len(c.pend) > 0 && c.pend[0].cmd == pendParse {
+			c.popPend()
+		}
 	case 'E':
 		se := parseErrorFields(body)
+		if len(c.pend) > 0 && c.pend[0].cmd == pendParse {
+			// pgbench prepares with a separate PQprepare: it logs the
+			// failure, then runs the statement, which does not exist.
+			c.popPend()
+			cmd := c.th.r.scripts[c.useFile].Commands[c.command]
+			c.logf("%s", strings.TrimRight(se.libpqText(cmd.ParamSQL()), "\n"))
+			se = serverError{Severity: "ERROR", Code: "26000",
+				Message: fmt.Sprintf("prepared statement \"%s\" does not exist", c.th.r.stmtName(c.useFile, c.command))}
+		}
 		c.onError(se)
 		for len(c.pend) > 0 && c.pend[0].cmd != pendSync {
 			c.popPend()

@@ -88,6 +88,16 @@ func (r *runner) writeStderr(s string) {
 	_, _ = io.WriteString(r.stderr, s)
 }
 
+// lockedWriter writes to the run's stderr under its lock (debug() output
+// comes from several threads).
+type lockedWriter struct{ r *runner }
+
+func (w lockedWriter) Write(p []byte) (int, error) {
+	w.r.stderrMu.Lock()
+	defer w.r.stderrMu.Unlock()
+	return w.r.stderr.Write(p)
+}
+
 func (r *runner) logError(format string, args ...any) {
 	r.writeStderr(Progname + ": error: " + strings.TrimRight(fmt.Sprintf(format, args...), "\n") + "\n")
 }
@@ -263,9 +273,11 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	n := 0
 	for _, s := range scripts {
 		names := make([]string, len(s.Commands))
-		for j := range s.Commands {
-			names[j] = "P_" + strconv.Itoa(n)
-			n++
+		for j, c := range s.Commands {
+			if c.Type == script.SQLCommand {
+				names[j] = "P_" + strconv.Itoa(n)
+				n++
+			}
 		}
 		r.stmtNames = append(r.stmtNames, names)
 	}
@@ -373,7 +385,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		c := &client{id: i, vars: v, rng: rr.Clients[i], in: make([]byte, 16<<10), out: make([]byte, 0, 1024),
 			pendBuf: make([]pendItem, 0, 64), lastRows: -1}
 		c.pend = c.pendBuf[:0]
-		c.env = script.Env{Vars: v, Rand: &c.rng, Debug: cfg.Stderr}
+		c.env = script.Env{Vars: v, Rand: &c.rng, Debug: lockedWriter{r}}
 		c.prepared = make([][]bool, len(scripts))
 		for j, s := range scripts {
 			c.prepared[j] = make([]bool, len(s.Commands))
