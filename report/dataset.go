@@ -1,22 +1,49 @@
 package report
 
 import (
+	"encoding/json"
 	"sort"
 
 	"github.com/pglab/pglab/compare"
 	"github.com/pglab/pglab/results"
 )
 
-// Dataset is what a report is made from: a run's targets and measurements
-// (as stored, or as a study just produced them).
+// Dataset is what a report is made from: one run's targets and
+// measurements (as stored, or as a study just produced them), or several
+// runs side by side, their targets becoming the report's columns.
 type Dataset struct {
-	Run          results.RunRecord
-	Targets      []results.Target
+	// Run is the (first) run; its manifest heads the report.
+	Run results.RunRecord
+	// Runs are all the runs of the report in the order given; empty or
+	// one run for a report of a single run.
+	Runs []results.RunRecord
+	// Targets are the report's columns in order; the first is the
+	// baseline. Loading several runs renames targets whose names clash
+	// (see Load).
+	Targets []results.Target
+	// Origins maps a target's name in the report to the run and the
+	// name it was stored under. Empty for a dataset of one run.
+	Origins map[string]Origin
+	// Measurements are every measured value, Target naming a target of
+	// Targets.
 	Measurements []results.Measurement
-	// Notes are remarks per study and case (bottlenecks, skipped targets).
+	// Studies describe the studies of the run (their "study-info"
+	// artefacts) in the order they ran.
+	Studies []StudyInfo
+	// Notes are remarks per study and case (bottlenecks, skipped
+	// targets) and the outcomes of behaviour probes.
 	Notes []Note
-	// Alpha is the significance level (0 means compare.DefaultAlpha).
+	// Alpha is the significance level; 0 means the one stored with the
+	// run (its manifest's "alpha"), or else compare.DefaultAlpha.
 	Alpha float64
+}
+
+// Origin says where a target of a multi-run report comes from.
+type Origin struct {
+	// Run is the run's ID.
+	Run string
+	// Target is the target's name within that run.
+	Target string
 }
 
 // Note is a remark attached to a study's case on a target.
@@ -24,10 +51,32 @@ type Note struct {
 	Study  string
 	Case   map[string]string
 	Target string
-	Text   string
+	// Rep is the repetition the note was made in (0 when unknown or
+	// outside repetitions).
+	Rep  int
+	Text string
 	// Outcome marks the one-cell result of a behaviour probe: studies
 	// with outcomes are shown as a matrix (case × target).
 	Outcome bool
+}
+
+// StudyInfo describes one study of a run as the run stored it (the
+// artefact "study-info"), so that a report can name the study's cases and
+// parameters without the study's code.
+type StudyInfo struct {
+	Name     string            `json:"name"`
+	Title    string            `json:"title"`
+	Source   string            `json:"source"`
+	Params   map[string]string `json:"params"`
+	Reps     int               `json:"reps"`
+	Settings []string          `json:"settings"`
+	Cases    []CaseInfo        `json:"cases"`
+}
+
+// CaseInfo names one case of a stored study.
+type CaseInfo struct {
+	Name   string            `json:"name"`
+	Labels map[string]string `json:"labels"`
 }
 
 // TargetNames returns the targets in run order; the first is the
@@ -49,6 +98,53 @@ func (d *Dataset) TargetNames() []string {
 		}
 	}
 	return out
+}
+
+// target returns the stored description of a target by its report name.
+func (d *Dataset) target(name string) (results.Target, bool) {
+	for _, t := range d.Targets {
+		if t.Name == name {
+			return t, true
+		}
+	}
+	return results.Target{}, false
+}
+
+// runs returns the runs of the report: Runs, or Run alone.
+func (d *Dataset) runs() []results.RunRecord {
+	if len(d.Runs) > 0 {
+		return d.Runs
+	}
+	if d.Run.ID == "" && d.Run.StartedAt.IsZero() {
+		return nil
+	}
+	return []results.RunRecord{d.Run}
+}
+
+// study returns the stored description of a study, if the run kept one.
+func (d *Dataset) study(name string) (StudyInfo, bool) {
+	for _, s := range d.Studies {
+		if s.Name == name {
+			return s, true
+		}
+	}
+	return StudyInfo{}, false
+}
+
+// alpha returns the significance level of the report.
+func (d *Dataset) alpha() float64 {
+	if d.Alpha > 0 {
+		return d.Alpha
+	}
+	for _, r := range d.runs() {
+		var extra struct {
+			Alpha float64 `json:"alpha"`
+		}
+		if json.Unmarshal(r.Extra, &extra) == nil && extra.Alpha > 0 && extra.Alpha < 1 {
+			return extra.Alpha
+		}
+	}
+	return compare.DefaultAlpha
 }
 
 // StudyGroup is the measurements of one study, by case.
@@ -74,34 +170,57 @@ type MetricGroup struct {
 }
 
 // Groups organises the measurements by study, case and metric, each in the
-// order first measured.
+// order first measured (studies and cases that the run's study-info
+// artefacts list come in their order, before any they do not list).
 func (d *Dataset) Groups() []StudyGroup {
 	var studies []StudyGroup
 	studyIdx := map[string]int{}
 	caseIdx := map[string]map[string]int{}
 	metricIdx := map[string]map[string]map[string]int{}
+	addStudy := func(name string) int {
+		si, ok := studyIdx[name]
+		if !ok {
+			si = len(studies)
+			studyIdx[name] = si
+			studies = append(studies, StudyGroup{Study: name})
+			caseIdx[name] = map[string]int{}
+			metricIdx[name] = map[string]map[string]int{}
+		}
+		return si
+	}
+	addCase := func(si int, labels map[string]string, key string) int {
+		name := studies[si].Study
+		ci, ok := caseIdx[name][key]
+		if !ok {
+			ci = len(studies[si].Cases)
+			caseIdx[name][key] = ci
+			studies[si].Cases = append(studies[si].Cases, CaseGroup{Labels: labels, Key: key})
+			metricIdx[name][key] = map[string]int{}
+		}
+		return ci
+	}
+	// Studies and cases as the runs described them come first, in their
+	// order; they are dropped again below if nothing was measured.
+	for _, s := range d.Studies {
+		si := addStudy(s.Name)
+		for _, c := range s.Cases {
+			addCase(si, c.Labels, results.CaseKey(c.Labels))
+		}
+	}
+	measured := map[string]map[string]bool{}
 	ms := append([]results.Measurement(nil), d.Measurements...)
 	sort.SliceStable(ms, func(i, j int) bool { return ms[i].Rep < ms[j].Rep })
 	for _, m := range ms {
-		si, ok := studyIdx[m.Study]
-		if !ok {
-			si = len(studies)
-			studyIdx[m.Study] = si
-			studies = append(studies, StudyGroup{Study: m.Study})
-			caseIdx[m.Study] = map[string]int{}
-			metricIdx[m.Study] = map[string]map[string]int{}
-		}
+		si := addStudy(m.Study)
 		key := m.CaseKey
 		if key == "" {
 			key = results.CaseKey(m.Case)
 		}
-		ci, ok := caseIdx[m.Study][key]
-		if !ok {
-			ci = len(studies[si].Cases)
-			caseIdx[m.Study][key] = ci
-			studies[si].Cases = append(studies[si].Cases, CaseGroup{Labels: m.Case, Key: key})
-			metricIdx[m.Study][key] = map[string]int{}
+		ci := addCase(si, m.Case, key)
+		if measured[m.Study] == nil {
+			measured[m.Study] = map[string]bool{}
 		}
+		measured[m.Study][key] = true
 		cg := &studies[si].Cases[ci]
 		mi, ok := metricIdx[m.Study][key][m.Metric]
 		if !ok {
@@ -112,21 +231,51 @@ func (d *Dataset) Groups() []StudyGroup {
 		mg := &cg.Metrics[mi]
 		mg.Samples[m.Target] = append(mg.Samples[m.Target], m.Value)
 	}
-	return studies
+	// Keep the studies and cases that have measurements, or outcomes.
+	hasNote := map[string]map[string]bool{}
+	for _, n := range d.Notes {
+		if hasNote[n.Study] == nil {
+			hasNote[n.Study] = map[string]bool{}
+		}
+		hasNote[n.Study][results.CaseKey(n.Case)] = true
+	}
+	out := studies[:0]
+	for _, sg := range studies {
+		cases := sg.Cases[:0]
+		for _, cg := range sg.Cases {
+			if measured[sg.Study][cg.Key] || hasNote[sg.Study][cg.Key] {
+				cases = append(cases, cg)
+			}
+		}
+		sg.Cases = cases
+		if len(cases) > 0 {
+			out = append(out, sg)
+		}
+	}
+	return out
 }
 
 // Analyze runs the statistics of one metric across targets, the first
 // target being the baseline.
 func (d *Dataset) Analyze(mg MetricGroup) (*compare.Result, error) {
-	names := d.TargetNames()
+	return d.analyze(mg, d.TargetNames())
+}
+
+// analyze runs the statistics of one metric over the given targets, the
+// first being the baseline.
+func (d *Dataset) analyze(mg MetricGroup, names []string) (*compare.Result, error) {
 	dir, _ := compare.ParseDirection(string(mg.Direction))
+	samples := map[string][]float64{}
+	for _, n := range names {
+		samples[n] = mg.Samples[n]
+	}
 	in := compare.Input{
 		Metric:  compare.Metric{Name: mg.Name, Unit: compare.Unit(mg.Unit), Direction: dir, Exact: mg.Exact},
 		Order:   names,
-		Samples: mg.Samples,
+		Samples: samples,
 	}
 	if len(names) > 1 {
 		in.Baseline = names[0]
 	}
-	return compare.Analyze(in, compare.Options{Alpha: d.Alpha})
+	return compare.Analyze(in, compare.Options{Alpha: d.alpha()})
 }

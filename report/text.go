@@ -1,16 +1,16 @@
 package report
 
 import (
+	"bufio"
 	"fmt"
 	"io"
 	"sort"
 	"strings"
 	"text/tabwriter"
-
-	"github.com/pglab/pglab/compare"
 )
 
-// CaseTitle formats a case's labels, e.g. "update_pct=95 index=yes".
+// CaseTitle formats a case's labels, e.g. "index=yes update_pct=95"
+// (sorted by name), or "(all)" for a case without labels.
 func CaseTitle(labels map[string]string) string {
 	if len(labels) == 0 {
 		return "(all)"
@@ -27,153 +27,100 @@ func CaseTitle(labels map[string]string) string {
 	return strings.Join(parts, " ")
 }
 
-// WriteText writes a plain-text table per study and case: one row per
-// metric, a column per target (median ± CI), and with two or more targets
-// the change against the first, with p and n. Warnings follow each table as
-// numbered footnotes.
+// WriteText writes plain-text tables for a terminal: per study and case
+// one row per metric (headline metrics first) and a column per target
+// (median ± CI), and with two or more targets the change against the
+// first with p and n; a behaviour probe's outcomes as a matrix (case ×
+// target). Warnings and notes follow each study as numbered footnotes.
 func WriteText(w io.Writer, d *Dataset) error {
-	names := d.TargetNames()
-	for _, sg := range d.Groups() {
-		for _, n := range d.Notes {
-			if !n.Outcome && n.Study == sg.Study && len(n.Case) == 0 {
-				fmt.Fprintf(w, "note (%s): %s\n", n.Target, n.Text)
+	v, err := buildView(d)
+	if err != nil {
+		return err
+	}
+	bw := bufio.NewWriter(w)
+	for _, sv := range v.Studies {
+		sv.writeText(bw)
+	}
+	for _, n := range v.Notes {
+		fmt.Fprintf(bw, "note: %s\n", n)
+	}
+	return bw.Flush()
+}
+
+func (sv *studyView) writeText(w *bufio.Writer) {
+	if sv.Matrix != nil {
+		fmt.Fprintf(w, "\n%s\n", sv.Name)
+		tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+		fmt.Fprintln(tw, "case\t"+strings.Join(sv.Targets, "\t"))
+		for _, r := range sv.Matrix {
+			row := []string{r.Case.Name}
+			for _, c := range r.Cells {
+				row = append(row, oneLineText(c.Text))
 			}
+			fmt.Fprintln(tw, strings.Join(row, "\t"))
 		}
-		if d.hasOutcomes(sg.Study) {
-			if err := d.writeMatrix(w, sg, names); err != nil {
-				return err
-			}
+		tw.Flush()
+	}
+	// Rows by case: the headline metrics, then the others.
+	byCase := map[string][]*row{}
+	for _, t := range sv.Tables {
+		for _, r := range t.Rows {
+			byCase[r.Case.Key] = append(byCase[r.Case.Key], r)
+		}
+	}
+	if sv.Others != nil {
+		for _, r := range sv.Others.Rows {
+			byCase[r.Case.Key] = append(byCase[r.Case.Key], r)
+		}
+	}
+	for _, c := range sv.Cases {
+		rows := byCase[c.Key]
+		if len(rows) == 0 {
 			continue
 		}
-		for _, cg := range sg.Cases {
-			fmt.Fprintf(w, "\n%s: %s\n", sg.Study, CaseTitle(cg.Labels))
-			tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-			head := []string{"metric"}
-			head = append(head, names...)
-			for _, n := range names[1:] {
-				head = append(head, n+" vs "+names[0])
+		fmt.Fprintf(w, "\n%s: %s\n", sv.Name, c.Name)
+		tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+		head := []string{"metric"}
+		head = append(head, sv.Targets...)
+		for _, n := range sv.Targets[min(1, len(sv.Targets)):] {
+			head = append(head, n+" vs "+sv.Targets[0])
+		}
+		fmt.Fprintln(tw, strings.Join(head, "\t"))
+		for _, r := range rows {
+			line := []string{r.Metric}
+			for _, c := range r.Values {
+				line = append(line, textCell(c))
 			}
-			fmt.Fprintln(tw, strings.Join(head, "\t"))
-			var notes footnotes
-			for _, mg := range cg.Metrics {
-				res, err := d.Analyze(mg)
-				if err != nil {
-					return fmt.Errorf("%s %s %s: %w", sg.Study, CaseTitle(cg.Labels), mg.Name, err)
-				}
-				row := []string{mg.Name}
-				for _, n := range names {
-					s, _ := res.Target(n)
-					cell := compare.FormatSummary(s, res.Metric)
-					cell += notes.mark(s.Warnings)
-					row = append(row, cell)
-				}
-				for _, n := range names[1:] {
-					c, ok := res.Change(n)
-					if !ok {
-						row = append(row, "")
-						continue
-					}
-					cell := c.Text()
-					if c.Stats != "" && !mg.Exact {
-						cell += " (" + c.Stats + ")"
-					}
-					cell += notes.mark(c.Warnings)
-					row = append(row, cell)
-				}
-				fmt.Fprintln(tw, strings.Join(row, "\t"))
+			for _, c := range r.Changes {
+				line = append(line, textCell(c))
 			}
-			if err := tw.Flush(); err != nil {
-				return err
-			}
-			notes.write(w)
-			for _, n := range d.Notes {
-				if !n.Outcome && n.Study == sg.Study && len(n.Case) > 0 && CaseTitle(n.Case) == CaseTitle(cg.Labels) {
-					fmt.Fprintf(w, "  note (%s): %s\n", n.Target, n.Text)
-				}
-			}
+			fmt.Fprintln(tw, strings.Join(line, "\t"))
 		}
+		tw.Flush()
 	}
-	return nil
-}
-
-// footnotes numbers distinct warnings in order of first use.
-type footnotes struct {
-	texts []string
-}
-
-var superscripts = []string{"¹", "²", "³", "⁴", "⁵", "⁶", "⁷", "⁸", "⁹"}
-
-func (f *footnotes) mark(warnings []string) string {
-	var out string
-	for _, w := range warnings {
-		idx := -1
-		for i, t := range f.texts {
-			if t == w {
-				idx = i
-			}
-		}
-		if idx < 0 {
-			idx = len(f.texts)
-			f.texts = append(f.texts, w)
-		}
-		if idx < len(superscripts) {
-			out += " " + superscripts[idx]
-		} else {
-			out += fmt.Sprintf(" [%d]", idx+1)
-		}
+	if len(sv.General) > 0 || len(sv.Foot) > 0 || len(sv.Notes) > 0 {
+		fmt.Fprintln(w)
 	}
-	return out
-}
-
-func (f *footnotes) write(w io.Writer) {
-	for i, t := range f.texts {
-		m := fmt.Sprintf("[%d]", i+1)
-		if i < len(superscripts) {
-			m = superscripts[i]
-		}
-		fmt.Fprintf(w, "  %s %s\n", m, t)
+	for _, g := range sv.General {
+		fmt.Fprintf(w, "  every figure: %s\n", g)
+	}
+	for i, f := range sv.Foot {
+		fmt.Fprintf(w, "  %s %s\n", superscript(i+1), oneLineText(f))
+	}
+	for _, n := range sv.Notes {
+		fmt.Fprintf(w, "  note: %s\n", oneLineText(n))
 	}
 }
 
-func (d *Dataset) hasOutcomes(study string) bool {
-	for _, n := range d.Notes {
-		if n.Outcome && n.Study == study {
-			return true
-		}
+func textCell(c cell) string {
+	t := oneLineText(c.Text)
+	if len(c.Marks) > 0 {
+		t += " " + marksText(c.Marks)
 	}
-	return false
+	return t
 }
 
-// writeMatrix writes a behaviour matrix: one row per case, one column per
-// target, each cell the probe's outcome.
-func (d *Dataset) writeMatrix(w io.Writer, sg StudyGroup, names []string) error {
-	fmt.Fprintf(w, "\n%s\n", sg.Study)
-	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "case\t"+strings.Join(names, "\t"))
-	for _, cg := range sg.Cases {
-		row := []string{CaseTitle(cg.Labels)}
-		for _, n := range names {
-			row = append(row, d.outcome(sg.Study, cg.Labels, n))
-		}
-		fmt.Fprintln(tw, strings.Join(row, "\t"))
-	}
-	return tw.Flush()
-}
-
-// outcome returns the outcome text of a case on a target; differing
-// outcomes across repetitions are joined with " | ".
-func (d *Dataset) outcome(study string, labels map[string]string, target string) string {
-	var texts []string
-	seen := map[string]bool{}
-	title := CaseTitle(labels)
-	for _, n := range d.Notes {
-		if n.Outcome && n.Study == study && n.Target == target && CaseTitle(n.Case) == title && !seen[n.Text] {
-			seen[n.Text] = true
-			texts = append(texts, n.Text)
-		}
-	}
-	if len(texts) == 0 {
-		return "-"
-	}
-	return strings.Join(texts, " | ")
+// oneLineText keeps a text on one line and without tabs, for tabwriter.
+func oneLineText(s string) string {
+	return strings.NewReplacer("\r\n", " ", "\n", " ", "\t", " ").Replace(s)
 }

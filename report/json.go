@@ -1,0 +1,372 @@
+package report
+
+import (
+	"encoding/json"
+	"io"
+	"math"
+	"time"
+
+	"github.com/pglab/pglab/compare"
+	"github.com/pglab/pglab/results"
+)
+
+// JSONVersion is the version of the document WriteJSON writes; it changes
+// when a field changes meaning or goes away (new fields may appear in any
+// version).
+const JSONVersion = 1
+
+// WriteJSON writes the report as one JSON document for tools: the runs'
+// manifests, the targets with their settings, and per study its cases,
+// and per case and metric every repetition's value, each target's summary
+// (median, confidence interval, warnings), each comparison with the
+// baseline (ratio, percent, p, verdict, texts), geometric means across
+// cases, the outcomes of behaviour probes and the notes. Figures that have
+// no value (a median without samples, an interval without bounds, a ratio
+// to zero) are null.
+func WriteJSON(w io.Writer, d *Dataset) error {
+	v, err := buildView(d)
+	if err != nil {
+		return err
+	}
+	doc := v.jsonDoc()
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	return enc.Encode(doc)
+}
+
+type jsonDoc struct {
+	Format    string            `json:"format"`
+	Version   int               `json:"version"`
+	Title     string            `json:"title"`
+	Alpha     float64           `json:"alpha"`
+	Runs      []jsonRun         `json:"runs"`
+	Targets   []jsonTarget      `json:"targets"`
+	Settings  []jsonSettingDiff `json:"settings_not_default"`
+	Summary   []jsonHeadline    `json:"summary"`
+	Studies   []jsonStudy       `json:"studies"`
+	Notes     []string          `json:"notes,omitempty"`
+	Generated string            `json:"generated_by"`
+}
+
+type jsonRun struct {
+	ID         string          `json:"id"`
+	Kind       string          `json:"kind"`
+	Status     string          `json:"status"`
+	Error      string          `json:"error,omitempty"`
+	StartedAt  *time.Time      `json:"started_at"`
+	FinishedAt *time.Time      `json:"finished_at"`
+	Version    string          `json:"pglab_version"`
+	Command    []string        `json:"command"`
+	Host       results.Host    `json:"host"`
+	Extra      json.RawMessage `json:"extra,omitempty"`
+}
+
+type jsonTarget struct {
+	Name             string            `json:"name"`
+	Run              string            `json:"run,omitempty"`
+	StoredName       string            `json:"stored_name,omitempty"`
+	Kind             string            `json:"kind,omitempty"`
+	Conn             string            `json:"conn,omitempty"`
+	ServerVersion    string            `json:"server_version"`
+	ServerVersionNum int               `json:"server_version_num"`
+	DataChecksums    bool              `json:"data_checksums"`
+	Settings         []results.Setting `json:"settings"`
+}
+
+type jsonSettingDiff struct {
+	Name    string            `json:"name"`
+	Values  map[string]string `json:"values"`
+	Differs bool              `json:"differs_between_targets"`
+}
+
+type jsonHeadline struct {
+	Study   string   `json:"study"`
+	Measure string   `json:"measure"`
+	Case    string   `json:"case"`
+	Targets []string `json:"targets"`
+	Values  []string `json:"values"`
+	Changes []string `json:"changes"`
+}
+
+type jsonStudy struct {
+	Name     string            `json:"name"`
+	Title    string            `json:"title,omitempty"`
+	Source   string            `json:"source,omitempty"`
+	Params   map[string]string `json:"params,omitempty"`
+	Reps     int               `json:"reps"`
+	Settings []string          `json:"settings,omitempty"`
+	Targets  []string          `json:"targets"`
+	Baseline string            `json:"baseline,omitempty"`
+	Cases    []jsonCase        `json:"cases"`
+	Metrics  []jsonMetric      `json:"metrics"`
+	Geomeans []jsonGeomean     `json:"geomeans,omitempty"`
+	Outcomes []jsonOutcome     `json:"outcomes,omitempty"`
+	Notes    []jsonNote        `json:"notes,omitempty"`
+	Warnings []string          `json:"warnings,omitempty"`
+}
+
+type jsonCase struct {
+	Name   string            `json:"name"`
+	Labels map[string]string `json:"labels"`
+	Key    string            `json:"key"`
+}
+
+type jsonMetric struct {
+	Case      string        `json:"case"`
+	Metric    string        `json:"metric"`
+	Unit      string        `json:"unit"`
+	Direction string        `json:"direction"`
+	Exact     bool          `json:"exact"`
+	Primary   bool          `json:"primary"`
+	Summaries []jsonSummary `json:"summaries"`
+	Changes   []jsonChange  `json:"changes,omitempty"`
+}
+
+type jsonSummary struct {
+	Target     string    `json:"target"`
+	N          int       `json:"n"`
+	Values     []float64 `json:"values"`
+	Median     *float64  `json:"median"`
+	CILow      *float64  `json:"ci_low"`
+	CIHigh     *float64  `json:"ci_high"`
+	Confidence *float64  `json:"confidence"`
+	Min        *float64  `json:"min"`
+	Max        *float64  `json:"max"`
+	Text       string    `json:"text"`
+	Warnings   []string  `json:"warnings,omitempty"`
+}
+
+type jsonChange struct {
+	Target      string   `json:"target"`
+	Baseline    string   `json:"baseline"`
+	BaseMedian  *float64 `json:"baseline_median"`
+	Median      *float64 `json:"median"`
+	Ratio       *float64 `json:"ratio"`
+	Percent     *float64 `json:"percent"`
+	P           *float64 `json:"p"`
+	NBaseline   int      `json:"n_baseline"`
+	N           int      `json:"n"`
+	Alpha       float64  `json:"alpha"`
+	Significant bool     `json:"significant"`
+	Verdict     string   `json:"verdict"`
+	Text        string   `json:"text"`
+	Detail      string   `json:"detail"`
+	Stats       string   `json:"stats"`
+	Warnings    []string `json:"warnings,omitempty"`
+}
+
+type jsonGeomean struct {
+	Metric  string              `json:"metric"`
+	Unit    string              `json:"unit"`
+	Targets []jsonGeomeanTarget `json:"targets"`
+}
+
+type jsonGeomeanTarget struct {
+	Target   string   `json:"target"`
+	Cases    int      `json:"cases"`
+	Value    *float64 `json:"value"`
+	Ratio    *float64 `json:"ratio"`
+	Percent  *float64 `json:"percent"`
+	Delta    string   `json:"delta,omitempty"`
+	Warnings []string `json:"warnings,omitempty"`
+}
+
+type jsonOutcome struct {
+	Case   string `json:"case"`
+	Target string `json:"target"`
+	Text   string `json:"text"`
+	// DiffersFromBaseline is true when the baseline's outcome differs.
+	DiffersFromBaseline bool `json:"differs_from_baseline"`
+}
+
+type jsonNote struct {
+	Case   string            `json:"case,omitempty"`
+	Labels map[string]string `json:"labels,omitempty"`
+	Target string            `json:"target,omitempty"`
+	Rep    int               `json:"rep,omitempty"`
+	Text   string            `json:"text"`
+}
+
+// jnum maps a float to JSON: null for NaN and infinities, which
+// encoding/json refuses.
+func jnum(v float64) *float64 {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return nil
+	}
+	return &v
+}
+
+func jtime(t time.Time) *time.Time {
+	if t.IsZero() {
+		return nil
+	}
+	u := t.UTC()
+	return &u
+}
+
+func (v *view) jsonDoc() jsonDoc {
+	d := v.d
+	doc := jsonDoc{Format: "pglab-report", Version: JSONVersion, Title: v.Title, Alpha: v.Alpha, Generated: "pglab report", Notes: v.Notes}
+	doc.Runs = []jsonRun{}
+	for _, r := range d.runs() {
+		jr := jsonRun{ID: r.ID, Kind: string(r.Kind), Status: string(r.Status), Error: r.Error,
+			StartedAt: jtime(r.StartedAt), FinishedAt: jtime(r.FinishedAt), Version: r.Version,
+			Command: r.Command, Host: r.Host}
+		if len(r.Extra) > 0 && json.Valid(r.Extra) {
+			jr.Extra = r.Extra
+		}
+		doc.Runs = append(doc.Runs, jr)
+	}
+	doc.Targets = []jsonTarget{}
+	for _, name := range d.TargetNames() {
+		t, _ := d.target(name)
+		jt := jsonTarget{Name: name, Kind: string(t.Kind), Conn: t.Conn, ServerVersion: t.ServerVersion,
+			ServerVersionNum: t.ServerVersionNum, DataChecksums: t.DataChecksums, Settings: t.Settings}
+		if jt.Settings == nil {
+			jt.Settings = []results.Setting{}
+		}
+		if o, ok := d.Origins[name]; ok {
+			jt.Run, jt.StoredName = o.Run, o.Target
+		}
+		doc.Targets = append(doc.Targets, jt)
+	}
+	doc.Settings = []jsonSettingDiff{}
+	for _, s := range v.Settings {
+		js := jsonSettingDiff{Name: s.Name, Values: map[string]string{}, Differs: s.Differs}
+		for i, t := range v.Targets {
+			js.Values[t.Name] = s.Values[i]
+		}
+		doc.Settings = append(doc.Settings, js)
+	}
+	doc.Summary = []jsonHeadline{}
+	for _, ht := range v.Headlines {
+		for _, h := range ht.Rows {
+			jh := jsonHeadline{Study: h.Study, Measure: h.What, Case: h.Case, Targets: ht.Targets, Values: h.Values}
+			for _, c := range h.Changes {
+				jh.Changes = append(jh.Changes, c.Text)
+			}
+			doc.Summary = append(doc.Summary, jh)
+		}
+	}
+	doc.Studies = []jsonStudy{}
+	for _, sv := range v.Studies {
+		doc.Studies = append(doc.Studies, sv.jsonStudy(d))
+	}
+	return doc
+}
+
+func (sv *studyView) jsonStudy(d *Dataset) jsonStudy {
+	js := jsonStudy{Name: sv.Name, Title: sv.Title, Source: sv.Source, Reps: sv.Reps, Targets: sv.Targets,
+		Cases: []jsonCase{}, Metrics: []jsonMetric{}, Warnings: sv.General}
+	if js.Targets == nil {
+		js.Targets = []string{}
+	}
+	if info, ok := d.study(sv.Name); ok {
+		js.Params, js.Settings = info.Params, info.Settings
+	}
+	if len(sv.Targets) > 1 {
+		js.Baseline = sv.Targets[0]
+	}
+	primary := map[string]bool{}
+	for _, t := range sv.Tables {
+		primary[t.Metric] = true
+	}
+	// Metrics in the order of the study's groups: case by case.
+	byMetric := map[string][]*compare.Result{}
+	var metricOrder []string
+	for _, c := range sv.Cases {
+		js.Cases = append(js.Cases, jsonCase{Name: c.Name, Labels: nonNil(c.Labels), Key: c.Key})
+	}
+	for ci, cg := range sv.group.Cases {
+		for _, mg := range cg.Metrics {
+			res := sv.res[cg.Key][mg.Name]
+			if res == nil {
+				continue
+			}
+			js.Metrics = append(js.Metrics, jsonMetricOf(sv.Cases[ci].Name, res, primary[mg.Name]))
+			if _, ok := byMetric[mg.Name]; !ok {
+				metricOrder = append(metricOrder, mg.Name)
+			}
+			byMetric[mg.Name] = append(byMetric[mg.Name], res)
+		}
+	}
+	for _, m := range metricOrder {
+		rs := byMetric[m]
+		if len(rs) < 2 || len(sv.Targets) < 2 {
+			continue
+		}
+		g, err := compare.Geomean(rs)
+		if err != nil {
+			continue
+		}
+		jg := jsonGeomean{Metric: m, Unit: string(g.Metric.Unit)}
+		for _, t := range g.Targets {
+			gt := jsonGeomeanTarget{Target: t.Target, Cases: t.Cases, Delta: t.Delta, Warnings: t.Warnings}
+			if t.HasValue {
+				gt.Value = jnum(t.Value)
+			}
+			if t.HasRatio {
+				gt.Ratio, gt.Percent = jnum(t.Ratio), jnum(t.Percent)
+			}
+			jg.Targets = append(jg.Targets, gt)
+		}
+		js.Geomeans = append(js.Geomeans, jg)
+	}
+	for _, r := range sv.Matrix {
+		for i, c := range r.Cells {
+			js.Outcomes = append(js.Outcomes, jsonOutcome{Case: r.Case.Name, Target: sv.Targets[i], Text: c.Text, DiffersFromBaseline: c.Class == "differs"})
+		}
+	}
+	for _, n := range d.Notes {
+		if n.Study != sv.Name || n.Outcome {
+			continue
+		}
+		jn := jsonNote{Labels: n.Case, Target: n.Target, Rep: n.Rep, Text: n.Text}
+		if len(n.Case) > 0 {
+			key := results.CaseKey(n.Case)
+			jn.Case = CaseTitle(n.Case)
+			for _, c := range sv.Cases {
+				if c.Key == key {
+					jn.Case = c.Name
+				}
+			}
+		}
+		js.Notes = append(js.Notes, jn)
+	}
+	return js
+}
+
+func jsonMetricOf(caseName string, res *compare.Result, primary bool) jsonMetric {
+	jm := jsonMetric{Case: caseName, Metric: res.Metric.Name, Unit: string(res.Metric.Unit),
+		Direction: res.Metric.Direction.String(), Exact: res.Metric.Exact, Primary: primary}
+	for _, s := range res.Targets {
+		vals := s.Values
+		if vals == nil {
+			vals = []float64{}
+		}
+		jm.Summaries = append(jm.Summaries, jsonSummary{
+			Target: s.Target, N: s.N, Values: vals, Median: jnum(s.Center), CILow: jnum(s.Lo), CIHigh: jnum(s.Hi),
+			Confidence: jnum(s.Confidence), Min: jnum(s.Min), Max: jnum(s.Max),
+			Text: formatSummary(s, res.Metric), Warnings: s.Warnings,
+		})
+	}
+	for _, c := range res.Changes {
+		jc := jsonChange{Target: c.Target, Baseline: c.Baseline, BaseMedian: jnum(c.BaseCenter), Median: jnum(c.Center),
+			Ratio: jnum(c.Ratio), Percent: jnum(c.Percent), NBaseline: c.N1, N: c.N2, Alpha: c.Alpha,
+			Significant: c.Significant, Verdict: c.Verdict.String(), Text: changeText(c), Detail: c.Detail(),
+			Stats: c.Stats, Warnings: c.Warnings}
+		if !res.Metric.Exact {
+			jc.P = jnum(c.P)
+		}
+		jm.Changes = append(jm.Changes, jc)
+	}
+	return jm
+}
+
+func nonNil(m map[string]string) map[string]string {
+	if m == nil {
+		return map[string]string{}
+	}
+	return m
+}

@@ -1,0 +1,210 @@
+package report
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/pglab/pglab/results"
+)
+
+// Load reads the runs named by refs from store into a Dataset: one run, or
+// several runs compared, whose targets all become columns of the report in
+// the order of the runs. A target name that occurs in more than one run is
+// prefixed with its run's short ID ("8bd3/pg17") so that the columns stay
+// apart. With no refs it loads the newest run ("last"). refs are what
+// results.Store.Run takes: IDs, unambiguous prefixes of them, or "last".
+//
+// The studies' descriptions, notes and outcomes come from the runs'
+// artefacts "study-info", "note" and "outcome".
+func Load(ctx context.Context, store *results.Store, refs ...string) (*Dataset, error) {
+	if store == nil {
+		return nil, fmt.Errorf("report: no results store")
+	}
+	if len(refs) == 0 {
+		refs = []string{"last"}
+	}
+	type loaded struct {
+		rec       results.RunRecord
+		targets   []results.Target
+		ms        []results.Measurement
+		artefacts []results.Artefact
+	}
+	var runs []loaded
+	seen := map[string]string{}
+	for _, ref := range refs {
+		rec, err := store.Run(ctx, ref)
+		if err != nil {
+			return nil, err
+		}
+		if prev, dup := seen[rec.ID]; dup {
+			return nil, fmt.Errorf("run %s is named twice (%q and %q)", rec.ID, prev, ref)
+		}
+		seen[rec.ID] = ref
+		l := loaded{rec: rec}
+		if l.targets, err = store.Targets(ctx, rec.ID); err != nil {
+			return nil, fmt.Errorf("run %s: %w", rec.ID, err)
+		}
+		if l.ms, err = store.Measurements(ctx, rec.ID, results.MeasurementFilter{}); err != nil {
+			return nil, fmt.Errorf("run %s: %w", rec.ID, err)
+		}
+		for _, name := range []string{"study-info", "note", "outcome"} {
+			as, err := store.Artefacts(ctx, rec.ID, results.ArtefactFilter{Name: name})
+			if err != nil {
+				return nil, fmt.Errorf("run %s: %w", rec.ID, err)
+			}
+			l.artefacts = append(l.artefacts, as...)
+		}
+		runs = append(runs, l)
+	}
+
+	d := &Dataset{Run: runs[0].rec}
+	// Names of targets that occur in more than one run get the run's
+	// short ID in front.
+	count := map[string]int{}
+	for _, l := range runs {
+		names := map[string]bool{}
+		for _, t := range l.targets {
+			names[t.Name] = true
+		}
+		for _, m := range l.ms {
+			if m.Target != "" {
+				names[m.Target] = true
+			}
+		}
+		for n := range names {
+			count[n]++
+		}
+	}
+	ids := make([]string, len(runs))
+	for i, l := range runs {
+		ids[i] = l.rec.ID
+	}
+	short := shortIDs(ids)
+	multi := len(runs) > 1
+	if multi {
+		d.Origins = map[string]Origin{}
+	}
+	for i, l := range runs {
+		rename := func(name string) string {
+			if name == "" || count[name] < 2 {
+				return name
+			}
+			return short[i] + "/" + name
+		}
+		d.Runs = append(d.Runs, l.rec)
+		known := map[string]bool{}
+		for _, t := range l.targets {
+			orig := t.Name
+			t.Name = rename(orig)
+			known[orig] = true
+			d.Targets = append(d.Targets, t)
+			if multi {
+				d.Origins[t.Name] = Origin{Run: l.rec.ID, Target: orig}
+			}
+		}
+		for _, m := range l.ms {
+			if m.Target != "" && !known[m.Target] {
+				// A measurement of a target the run did not describe
+				// still gets a column.
+				known[m.Target] = true
+				d.Targets = append(d.Targets, results.Target{Name: rename(m.Target)})
+				if multi {
+					d.Origins[rename(m.Target)] = Origin{Run: l.rec.ID, Target: m.Target}
+				}
+			}
+			m.Target = rename(m.Target)
+			d.Measurements = append(d.Measurements, m)
+		}
+		for _, a := range l.artefacts {
+			switch a.Name {
+			case "study-info":
+				var si StudyInfo
+				if err := json.Unmarshal(a.Data, &si); err != nil || si.Name == "" {
+					// A description that cannot be read costs the
+					// report its case names, not the report.
+					continue
+				}
+				d.addStudy(si, l.rec.ID)
+			case "note", "outcome":
+				d.Notes = append(d.Notes, Note{
+					Study:   a.Study,
+					Case:    a.Case,
+					Target:  rename(a.Target),
+					Rep:     a.Rep,
+					Text:    strings.TrimSpace(string(a.Data)),
+					Outcome: a.Name == "outcome",
+				})
+			}
+		}
+	}
+	return d, nil
+}
+
+// addStudy adds a study's description; a study already described by an
+// earlier run keeps that description, with the cases it lacked added and a
+// note when the parameters differ.
+func (d *Dataset) addStudy(si StudyInfo, runID string) {
+	for i := range d.Studies {
+		s := &d.Studies[i]
+		if s.Name != si.Name {
+			continue
+		}
+		have := map[string]bool{}
+		for _, c := range s.Cases {
+			have[results.CaseKey(c.Labels)] = true
+		}
+		for _, c := range si.Cases {
+			if !have[results.CaseKey(c.Labels)] {
+				s.Cases = append(s.Cases, c)
+			}
+		}
+		if diff := paramsDiff(s.Params, si.Params); diff != "" {
+			d.Notes = append(d.Notes, Note{Study: si.Name, Text: fmt.Sprintf("run %s ran this study with other parameters: %s", runID, diff)})
+		}
+		if si.Reps != s.Reps {
+			d.Notes = append(d.Notes, Note{Study: si.Name, Text: fmt.Sprintf("run %s ran this study with %d repetitions, the first run with %d", runID, si.Reps, s.Reps)})
+		}
+		return
+	}
+	d.Studies = append(d.Studies, si)
+}
+
+// paramsDiff lists the parameters whose values differ, as "name=a→b".
+func paramsDiff(a, b map[string]string) string {
+	var out []string
+	for _, k := range sortedKeys(a, b) {
+		if a[k] != b[k] {
+			out = append(out, fmt.Sprintf("%s=%s → %s", k, orDash(a[k]), orDash(b[k])))
+		}
+	}
+	return strings.Join(out, ", ")
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "–"
+	}
+	return s
+}
+
+// shortIDs returns short names of runs for column prefixes: the random
+// tail of a generated ID ("20261130-103245-ab12" → "ab12") when those
+// tails tell the runs apart, else the whole IDs.
+func shortIDs(ids []string) []string {
+	out := make([]string, len(ids))
+	seen := map[string]bool{}
+	for i, id := range ids {
+		tail := id
+		if k := strings.LastIndexByte(id, '-'); k >= 0 && k < len(id)-1 {
+			tail = id[k+1:]
+		}
+		if seen[tail] {
+			return append([]string(nil), ids...)
+		}
+		seen[tail] = true
+		out[i] = tail
+	}
+	return out
+}

@@ -1,0 +1,212 @@
+package report
+
+import (
+	"sort"
+	"strings"
+)
+
+// presentation says how a known study is shown: which case labels make the
+// first columns of its tables, which metrics get a table of their own
+// (primary, in the seeds' order), and which charts the HTML report draws.
+// Every other metric is shown in the study's table of further metrics.
+// Studies without an entry are shown with every metric in one table.
+type presentation struct {
+	// Labels are the case labels shown as columns, in order. Labels
+	// not named here follow as their own columns.
+	Labels []labelSpec
+	// Primary are the headline metrics, each with its own table.
+	Primary []metricSpec
+	// Charts are drawn in the HTML report when their metrics are present.
+	Charts []chartSpec
+}
+
+// labelSpec is a case label shown as a column.
+type labelSpec struct {
+	Key  string
+	Head string
+	// Suffix is appended to the value, e.g. " %".
+	Suffix string
+}
+
+// metricSpec is a headline metric and its heading.
+type metricSpec struct {
+	Metric string
+	Head   string
+}
+
+// chartKind selects how a chart draws its data.
+type chartKind int
+
+const (
+	// barChart draws one group of bars per case, a bar per target.
+	barChart chartKind = iota
+	// lineChart draws a line per target over a numeric case label (X);
+	// it falls back to bars when that label is not numeric.
+	lineChart
+)
+
+// chartSpec describes one chart of a study.
+type chartSpec struct {
+	Kind  chartKind
+	Title string
+	// Metrics are drawn together; more than one only for metrics of the
+	// same unit (latency percentiles), told apart by line style.
+	Metrics []string
+	// X is the numeric case label of a line chart, e.g. "clients".
+	X     string
+	XHead string
+	// Ceiling names metrics whose highest median is drawn as a dashed
+	// reference line (the disk's observed read throughput), with
+	// CeilingText as its legend.
+	Ceiling     []string
+	CeilingText string
+}
+
+// presentations are the known studies (ARCHITECTURE §6).
+var presentations = map[string]presentation{
+	"tps": {
+		Labels: []labelSpec{{Key: "clients", Head: "clients"}},
+		Primary: []metricSpec{
+			{"tps", "Throughput"},
+			{"latency_avg_ms", "Average latency"},
+			{"latency_p99_ms", "p99 latency"},
+		},
+		Charts: []chartSpec{
+			{Kind: lineChart, Title: "Throughput by clients", Metrics: []string{"tps"}, X: "clients", XHead: "clients"},
+			{Kind: lineChart, Title: "Latency percentiles by clients", Metrics: []string{"latency_p50_ms", "latency_p95_ms", "latency_p99_ms"}, X: "clients", XHead: "clients"},
+		},
+	},
+	"tune": {
+		Labels: []labelSpec{{Key: "clients", Head: "clients"}},
+		Primary: []metricSpec{
+			{"tps", "Throughput"},
+			{"latency_avg_ms", "Average latency"},
+		},
+		Charts: []chartSpec{
+			{Kind: barChart, Title: "Throughput before and after tuning", Metrics: []string{"tps"}},
+		},
+	},
+	"vacuum": {
+		Labels: []labelSpec{{Key: "update_pct", Head: "rows updated", Suffix: " %"}, {Key: "index", Head: "index"}},
+		Primary: []metricSpec{
+			{"elapsed_ms", "VACUUM time"},
+			{"wal_bytes", "WAL written by VACUUM"},
+		},
+		Charts: []chartSpec{
+			{Kind: barChart, Title: "VACUUM time by case", Metrics: []string{"elapsed_ms"}},
+			{Kind: barChart, Title: "WAL written by VACUUM by case", Metrics: []string{"wal_bytes"}},
+		},
+	},
+	"copy-out": {
+		Primary: []metricSpec{
+			{"elapsed_ms", "COPY TO time"},
+			{"mb_per_s", "COPY TO throughput"},
+		},
+		Charts: []chartSpec{
+			{Kind: barChart, Title: "COPY TO time by row size", Metrics: []string{"elapsed_ms"}},
+		},
+	},
+	"seqscan": {
+		Primary: []metricSpec{
+			{"elapsed_ms", "Scan time"},
+			{"mb_per_s", "Scan throughput"},
+		},
+		Charts: []chartSpec{
+			{Kind: barChart, Title: "Scan throughput", Metrics: []string{"mb_per_s"},
+				Ceiling: []string{"disk_read_peak_mb_s", "disk_read_max_mb_s", "disk_read_mb_s"}, CeilingText: "disk read ceiling (highest observed)"},
+		},
+	},
+	"commit": {
+		Labels: []labelSpec{{Key: "tx", Head: "transactions"}, {Key: "protocol", Head: "protocol"}},
+		Primary: []metricSpec{
+			{"elapsed_ms", "Time for all updates"},
+			{"wal_sync_ms", "WAL sync time"},
+			{"wal_syncs", "WAL syncs"},
+		},
+		Charts: []chartSpec{
+			{Kind: barChart, Title: "Time for all updates by case", Metrics: []string{"elapsed_ms"}},
+		},
+	},
+}
+
+// presentationOf returns how a study is shown; ok is false for studies
+// the report does not know.
+func presentationOf(study string) (presentation, bool) {
+	p, ok := presentations[study]
+	return p, ok
+}
+
+// metricTitles name metrics in tables of further metrics; names not listed
+// are shown as they are.
+var metricTitles = map[string]string{
+	"elapsed_ms":     "time",
+	"wal_bytes":      "WAL bytes",
+	"wal_records":    "WAL records",
+	"wal_fpi":        "WAL full-page images",
+	"wal_syncs":      "WAL syncs",
+	"wal_sync_ms":    "WAL sync time",
+	"tps":            "throughput",
+	"latency_avg_ms": "latency, average",
+	"latency_p50_ms": "latency, p50",
+	"latency_p95_ms": "latency, p95",
+	"latency_p99_ms": "latency, p99",
+	"mb_per_s":       "throughput",
+	"disk_read_mb_s": "disk read",
+	"op_p50_us":      "per update, p50",
+	"op_p99_us":      "per update, p99",
+	"round_trips":    "round trips",
+}
+
+// metricTitle names a metric for a reader.
+func metricTitle(name string) string {
+	if t, ok := metricTitles[name]; ok {
+		return t
+	}
+	return name
+}
+
+// sortedKeys returns the keys of the maps, sorted, without repeats.
+func sortedKeys(ms ...map[string]string) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, m := range ms {
+		for k := range m {
+			if !seen[k] {
+				seen[k] = true
+				out = append(out, k)
+			}
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// labelColumns returns the case label columns of a study: the known ones
+// first (those present), then every other label in order of first
+// appearance (sorted within a case).
+func labelColumns(p presentation, cases []caseView) []labelSpec {
+	present := map[string]bool{}
+	var order []string
+	for _, c := range cases {
+		for _, k := range sortedKeys(c.Labels) {
+			if !present[k] {
+				present[k] = true
+				order = append(order, k)
+			}
+		}
+	}
+	var out []labelSpec
+	used := map[string]bool{}
+	for _, l := range p.Labels {
+		if present[l.Key] {
+			out = append(out, l)
+			used[l.Key] = true
+		}
+	}
+	for _, k := range order {
+		if !used[k] {
+			out = append(out, labelSpec{Key: k, Head: strings.ReplaceAll(k, "_", " ")})
+		}
+	}
+	return out
+}

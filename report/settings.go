@@ -1,0 +1,176 @@
+package report
+
+import (
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/pglab/pglab/results"
+)
+
+// instanceSettings differ between any two servers and say nothing about
+// performance: where the server listens and keeps its files, and the
+// locale and time-zone lines initdb writes.
+var instanceSettings = map[string]bool{
+	"port": true, "listen_addresses": true, "unix_socket_directories": true,
+	"unix_socket_permissions": true, "unix_socket_group": true,
+	"data_directory": true, "config_file": true, "hba_file": true, "ident_file": true,
+	"external_pid_file": true, "cluster_name": true,
+	"DateStyle": true, "TimeZone": true, "log_timezone": true,
+	"lc_messages": true, "lc_monetary": true, "lc_numeric": true, "lc_time": true,
+	"default_text_search_config": true,
+	"application_name": true, "transaction_isolation": true, "transaction_read_only": true,
+	"transaction_deferrable": true, "client_encoding": true,
+}
+
+// bootDefaults are PostgreSQL's built-in values of the settings initdb
+// writes into postgresql.conf, so that a line that only repeats the
+// default is not shown as a difference. Values are as formatSetting
+// prints them.
+var bootDefaults = map[string]string{
+	"max_connections":            "100",
+	"shared_buffers":             "128MB",
+	"max_wal_size":               "1GB",
+	"min_wal_size":               "80MB",
+	"dynamic_shared_memory_type": "posix",
+	"autovacuum_worker_slots":    "16",
+}
+
+// settingRow is one setting across the targets of a report.
+type settingRow struct {
+	Name string
+	// Values holds the value per target, "default" where the target
+	// did not report the setting.
+	Values []string
+	// Differs is true when the targets disagree.
+	Differs bool
+}
+
+// settingRows returns the settings that differ from PostgreSQL's defaults
+// on at least one target (leaving out where each server listens and lives,
+// and lines that repeat a default), sorted by name.
+func settingRows(targets []results.Target) []settingRow {
+	per := make([]map[string]string, len(targets))
+	var names []string
+	seen := map[string]bool{}
+	for i, t := range targets {
+		per[i] = map[string]string{}
+		for _, s := range t.Settings {
+			if instanceSettings[s.Name] {
+				continue
+			}
+			v := formatSetting(s)
+			if bootDefaults[s.Name] == v {
+				continue
+			}
+			per[i][s.Name] = v
+			if !seen[s.Name] {
+				seen[s.Name] = true
+				names = append(names, s.Name)
+			}
+		}
+	}
+	sort.Strings(names)
+	var rows []settingRow
+	for _, n := range names {
+		r := settingRow{Name: n}
+		for i := range targets {
+			v, ok := per[i][n]
+			if !ok {
+				v = "default"
+			}
+			if len(r.Values) > 0 && v != r.Values[0] {
+				r.Differs = true
+			}
+			r.Values = append(r.Values, v)
+		}
+		rows = append(rows, r)
+	}
+	return rows
+}
+
+// formatSetting prints a setting as SHOW does: memory in the largest unit
+// that divides it ("128MB"), times likewise ("30min"), others as they are.
+func formatSetting(s results.Setting) string {
+	unit := strings.TrimSpace(s.Unit)
+	if unit == "" {
+		return s.Value
+	}
+	v, err := strconv.ParseFloat(s.Value, 64)
+	if err != nil || v != float64(int64(v)) {
+		return s.Value + unit
+	}
+	n := int64(v)
+	if n == -1 {
+		return "-1"
+	}
+	if bytes, ok := memUnitBytes(unit); ok {
+		total := n * bytes
+		for _, u := range []struct {
+			size  int64
+			label string
+		}{{1 << 40, "TB"}, {1 << 30, "GB"}, {1 << 20, "MB"}, {1 << 10, "kB"}} {
+			if total != 0 && total%u.size == 0 {
+				return strconv.FormatInt(total/u.size, 10) + u.label
+			}
+		}
+		return strconv.FormatInt(total, 10) + "B"
+	}
+	if ms, ok := timeUnitMs(unit); ok {
+		total := n * ms
+		for _, u := range []struct {
+			ms    int64
+			label string
+		}{{86400000, "d"}, {3600000, "h"}, {60000, "min"}, {1000, "s"}} {
+			if total != 0 && total%u.ms == 0 {
+				return strconv.FormatInt(total/u.ms, 10) + u.label
+			}
+		}
+		return strconv.FormatInt(total, 10) + "ms"
+	}
+	return s.Value + unit
+}
+
+// memUnitBytes parses pg_settings memory units such as "8kB" or "MB".
+func memUnitBytes(unit string) (int64, bool) {
+	num := strings.TrimRight(unit, "kMGTB")
+	suffix := unit[len(num):]
+	mult := int64(1)
+	if num != "" {
+		m, err := strconv.ParseInt(num, 10, 64)
+		if err != nil || m <= 0 {
+			return 0, false
+		}
+		mult = m
+	}
+	switch suffix {
+	case "B":
+		return mult, true
+	case "kB":
+		return mult << 10, true
+	case "MB":
+		return mult << 20, true
+	case "GB":
+		return mult << 30, true
+	case "TB":
+		return mult << 40, true
+	}
+	return 0, false
+}
+
+// timeUnitMs parses pg_settings time units.
+func timeUnitMs(unit string) (int64, bool) {
+	switch unit {
+	case "ms":
+		return 1, true
+	case "s":
+		return 1000, true
+	case "min":
+		return 60000, true
+	case "h":
+		return 3600000, true
+	case "d":
+		return 86400000, true
+	}
+	return 0, false
+}

@@ -1,0 +1,850 @@
+package report
+
+import (
+	"fmt"
+	"math"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/pglab/pglab/compare"
+	"github.com/pglab/pglab/results"
+)
+
+// view is a Dataset analysed for reading: the setup, and per study the
+// tables, the matrix, the notes and the numbered warnings. Every format
+// renders the same view, so that they agree figure for figure.
+type view struct {
+	d        *Dataset
+	Title    string
+	Alpha    float64
+	Runs     []runView
+	Hosts    []string // one line per distinct host
+	Targets  []targetView
+	Settings []settingRow
+	// Headlines summarise each study's primary metrics (two or more
+	// targets only), a table per set of targets.
+	Headlines []headlineTable
+	Studies   []*studyView
+	// Notes are remarks that belong to no study.
+	Notes []string
+}
+
+// runView is one run's manifest, formatted.
+type runView struct {
+	ID, Kind, Status, Started, Duration, Version, Command, Error, Host string
+}
+
+// targetView is one column's server, formatted.
+type targetView struct {
+	Name, Server, Checksums, Conn, Run string
+}
+
+// studyView is one study of the report.
+type studyView struct {
+	Name, Title, Source string
+	Params              string
+	Reps                int
+	Settings            string
+	Known               bool
+	// Targets are the study's columns (targets with data in it); the
+	// first is the baseline.
+	Targets   []string
+	LabelCols []labelSpec
+	Cases     []caseView
+	// Tables are the primary metrics' tables, rows by case.
+	Tables []*metricTable
+	// Others holds every further metric: a row per case and metric.
+	Others *metricTable
+	// Matrix holds the outcomes of a behaviour probe, a row per case.
+	Matrix []matrixRow
+	// Notes are remarks on the study as a whole or on a case and target
+	// that no table shows.
+	Notes []string
+	// General are warnings that hold for every figure of the study, said
+	// once instead of marked on every cell.
+	General []string
+	// Foot are the numbered footnotes (warnings and notes) that cells
+	// point to with marks.
+	Foot   []string
+	Charts []chartSpec
+
+	res   map[string]map[string]*compare.Result // case key → metric → result
+	group StudyGroup
+}
+
+// caseView is a case of a study: its labels and how to name it.
+type caseView struct {
+	Key    string
+	Labels map[string]string
+	// Name is the study's name for the case, or the labels joined.
+	Name string
+	// Values are the label columns' values.
+	Values []string
+}
+
+// metricTable is a table of one metric (rows by case), or of further
+// metrics (rows by case and metric).
+type metricTable struct {
+	Metric string
+	Head   string
+	Unit   string
+	Rows   []*row
+}
+
+// row is one line of a metric table.
+type row struct {
+	Case       caseView
+	Metric     string
+	MetricHead string
+	Res        *compare.Result
+	// Values are the targets' summaries, Changes the comparisons of the
+	// other targets with the baseline.
+	Values  []cell
+	Changes []cell
+}
+
+// cell is one formatted figure with its footnote marks.
+type cell struct {
+	Text string
+	// Class is "better", "worse", "ns" (not significant), "same" or
+	// "" for a change; "differs" for an outcome unlike the baseline's.
+	Class    string
+	Marks    []int
+	warnings []string
+	notes    []string
+}
+
+// matrixRow is one case of a behaviour matrix.
+type matrixRow struct {
+	Case  caseView
+	Cells []cell
+}
+
+// headlineTable is a summary table of studies that cover the same
+// targets.
+type headlineTable struct {
+	Targets []string
+	Rows    []headlineRow
+	// Metrics is true when some row is a metric (not a matrix).
+	Metrics bool
+}
+
+// headlineRow summarises one primary metric of a study across its cases:
+// the case with the largest significant change of the last target.
+type headlineRow struct {
+	Study  string
+	What   string
+	Case   string
+	Values []string
+	// Changes has one cell per target after the first.
+	Changes []cell
+}
+
+// buildView analyses a dataset.
+func buildView(d *Dataset) (*view, error) {
+	v := &view{d: d, Alpha: d.alpha()}
+	runs := d.runs()
+	switch len(runs) {
+	case 0:
+		v.Title = "pglab report"
+	case 1:
+		v.Title = "pglab report: run " + runs[0].ID
+	default:
+		ids := make([]string, len(runs))
+		for i, r := range runs {
+			ids[i] = r.ID
+		}
+		v.Title = "pglab report: runs " + strings.Join(ids, " vs ")
+	}
+	hosts := map[string]bool{}
+	for _, r := range runs {
+		rv := runView{
+			ID: r.ID, Kind: string(r.Kind), Status: string(r.Status), Version: r.Version,
+			Command: strings.Join(r.Command, " "), Error: r.Error, Host: hostLine(r.Host),
+		}
+		if !r.StartedAt.IsZero() {
+			rv.Started = r.StartedAt.UTC().Format("2006-01-02 15:04 UTC")
+		}
+		if !r.FinishedAt.IsZero() && !r.StartedAt.IsZero() {
+			rv.Duration = formatDuration(r.FinishedAt.Sub(r.StartedAt))
+		}
+		v.Runs = append(v.Runs, rv)
+		if rv.Host != "" && !hosts[rv.Host] {
+			hosts[rv.Host] = true
+			v.Hosts = append(v.Hosts, rv.Host)
+		}
+	}
+	for _, name := range d.TargetNames() {
+		t, _ := d.target(name)
+		tv := targetView{Name: name, Server: "?", Checksums: "?", Conn: t.Conn}
+		if t.ServerVersion != "" {
+			tv.Server = "PostgreSQL " + t.ServerVersion
+		}
+		if t.ServerVersion != "" || t.ServerVersionNum != 0 {
+			tv.Checksums = onOff(t.DataChecksums)
+		}
+		if t.Kind == results.TargetManaged {
+			tv.Conn = "managed by pglab"
+		}
+		if o, ok := d.Origins[name]; ok {
+			tv.Run = o.Run
+		}
+		v.Targets = append(v.Targets, tv)
+	}
+	v.Settings = settingRows(d.Targets)
+
+	known := map[string]bool{}
+	for _, sg := range d.Groups() {
+		sv, err := buildStudy(d, sg)
+		if err != nil {
+			return nil, err
+		}
+		known[sg.Study] = true
+		v.Studies = append(v.Studies, sv)
+		if hs := sv.headlines(); len(hs) > 0 {
+			n := len(v.Headlines)
+			if n == 0 || strings.Join(v.Headlines[n-1].Targets, "\x00") != strings.Join(sv.Targets, "\x00") {
+				v.Headlines = append(v.Headlines, headlineTable{Targets: sv.Targets})
+				n++
+			}
+			v.Headlines[n-1].Rows = append(v.Headlines[n-1].Rows, hs...)
+			if sv.Matrix == nil {
+				v.Headlines[n-1].Metrics = true
+			}
+		}
+	}
+	for _, n := range d.Notes {
+		if !known[n.Study] && !n.Outcome {
+			v.Notes = append(v.Notes, noteText(n, ""))
+		}
+	}
+	return v, nil
+}
+
+// buildStudy analyses one study.
+func buildStudy(d *Dataset, sg StudyGroup) (*studyView, error) {
+	p, knownStudy := presentationOf(sg.Study)
+	sv := &studyView{Name: sg.Study, Known: knownStudy, res: map[string]map[string]*compare.Result{}, group: sg}
+	info, hasInfo := d.study(sg.Study)
+	if hasInfo {
+		sv.Title, sv.Source, sv.Reps = info.Title, info.Source, info.Reps
+		sv.Settings = strings.Join(info.Settings, ", ")
+		var ps []string
+		for _, k := range sortedKeys(info.Params) {
+			ps = append(ps, k+"="+info.Params[k])
+		}
+		sv.Params = strings.Join(ps, ", ")
+	}
+	names := map[string]string{}
+	for _, c := range info.Cases {
+		names[results.CaseKey(c.Labels)] = c.Name
+	}
+
+	// The study's columns: targets with measurements or outcomes in it.
+	has := map[string]bool{}
+	maxRep := 0
+	for _, m := range d.Measurements {
+		if m.Study == sg.Study {
+			has[m.Target] = true
+			if m.Rep > maxRep {
+				maxRep = m.Rep
+			}
+		}
+	}
+	outcomes := false
+	for _, n := range d.Notes {
+		if n.Study == sg.Study && n.Outcome {
+			has[n.Target] = true
+			outcomes = true
+		}
+	}
+	for _, t := range d.TargetNames() {
+		if has[t] {
+			sv.Targets = append(sv.Targets, t)
+		}
+	}
+	if sv.Reps == 0 {
+		sv.Reps = maxRep
+	}
+
+	for _, cg := range sg.Cases {
+		cv := caseView{Key: cg.Key, Labels: cg.Labels, Name: names[cg.Key]}
+		if cv.Name == "" {
+			cv.Name = CaseTitle(cg.Labels)
+		}
+		sv.Cases = append(sv.Cases, cv)
+	}
+	sv.LabelCols = labelColumns(p, sv.Cases)
+	if len(sv.Cases) == 1 && len(sv.Cases[0].Labels) == 0 {
+		sv.LabelCols = nil
+	}
+	for i := range sv.Cases {
+		c := &sv.Cases[i]
+		for _, l := range sv.LabelCols {
+			val, ok := c.Labels[l.Key]
+			switch {
+			case !ok:
+				val = "–"
+			case l.Suffix != "":
+				val += l.Suffix
+			}
+			c.Values = append(c.Values, val)
+		}
+	}
+
+	// Statistics of every metric of every case.
+	for ci, cg := range sg.Cases {
+		sv.res[cg.Key] = map[string]*compare.Result{}
+		for _, mg := range cg.Metrics {
+			res, err := d.analyze(mg, sv.Targets)
+			if err != nil {
+				return nil, fmt.Errorf("%s %s %s: %w", sg.Study, sv.Cases[ci].Name, mg.Name, err)
+			}
+			sv.res[cg.Key][mg.Name] = res
+		}
+	}
+
+	if outcomes {
+		sv.buildMatrix(d)
+	} else {
+		primary := map[string]bool{}
+		for _, ms := range p.Primary {
+			t := &metricTable{Metric: ms.Metric, Head: ms.Head}
+			for _, c := range sv.Cases {
+				res := sv.res[c.Key][ms.Metric]
+				if res == nil {
+					continue
+				}
+				t.Unit = string(res.Metric.Unit)
+				t.Rows = append(t.Rows, sv.newRow(c, ms.Metric, res))
+			}
+			if len(t.Rows) > 0 {
+				primary[ms.Metric] = true
+				sv.Tables = append(sv.Tables, t)
+			}
+		}
+		others := &metricTable{Head: "Further metrics"}
+		if len(sv.Tables) == 0 {
+			others.Head = "Metrics"
+		}
+		for ci, cg := range sg.Cases {
+			for _, mg := range cg.Metrics {
+				if primary[mg.Name] {
+					continue
+				}
+				others.Rows = append(others.Rows, sv.newRow(sv.Cases[ci], mg.Name, sv.res[cg.Key][mg.Name]))
+			}
+		}
+		if len(others.Rows) > 0 {
+			sv.Others = others
+		}
+		for _, ch := range p.Charts {
+			if sv.hasMetric(ch.Metrics...) {
+				sv.Charts = append(sv.Charts, ch)
+			}
+		}
+	}
+	sv.attachNotes(d)
+	sv.numberFootnotes()
+	return sv, nil
+}
+
+// hasMetric reports whether any case has one of the metrics.
+func (sv *studyView) hasMetric(metrics ...string) bool {
+	for _, byMetric := range sv.res {
+		for _, m := range metrics {
+			if byMetric[m] != nil {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// newRow formats one metric of one case.
+func (sv *studyView) newRow(c caseView, metric string, res *compare.Result) *row {
+	r := &row{Case: c, Metric: metric, MetricHead: metricTitle(metric), Res: res}
+	for _, t := range sv.Targets {
+		s, _ := res.Target(t)
+		r.Values = append(r.Values, cell{Text: formatSummary(s, res.Metric), warnings: s.Warnings})
+	}
+	for _, t := range sv.Targets[min(1, len(sv.Targets)):] {
+		c, ok := res.Change(t)
+		if !ok {
+			r.Changes = append(r.Changes, cell{Text: "?"})
+			continue
+		}
+		r.Changes = append(r.Changes, cell{Text: changeText(c), Class: changeClass(c), warnings: c.Warnings})
+	}
+	return r
+}
+
+// buildMatrix lays out the outcomes of a behaviour probe.
+func (sv *studyView) buildMatrix(d *Dataset) {
+	for _, c := range sv.Cases {
+		mr := matrixRow{Case: c}
+		var base string
+		for i, t := range sv.Targets {
+			text := outcomeText(d, sv.Name, c.Key, t)
+			if i == 0 {
+				base = text
+			}
+			cl := cell{Text: text}
+			if i > 0 && text != base {
+				cl.Class = "differs"
+			}
+			mr.Cells = append(mr.Cells, cl)
+		}
+		sv.Matrix = append(sv.Matrix, mr)
+	}
+}
+
+// outcomeText returns the outcome of a case on a target; outcomes that
+// differ across repetitions are joined with " | ".
+func outcomeText(d *Dataset, study, caseKey, target string) string {
+	var texts []string
+	seen := map[string]bool{}
+	for _, n := range d.Notes {
+		if n.Outcome && n.Study == study && n.Target == target && results.CaseKey(n.Case) == caseKey && !seen[n.Text] {
+			seen[n.Text] = true
+			texts = append(texts, n.Text)
+		}
+	}
+	if len(texts) == 0 {
+		return "–"
+	}
+	return strings.Join(texts, " | ")
+}
+
+// attachNotes puts the study's notes next to the figures they explain:
+// a note on a case and target marks that target's cell in the first table
+// that shows the case; other notes are listed under the study.
+func (sv *studyView) attachNotes(d *Dataset) {
+	type key struct{ caseKey, target, text string }
+	reps := map[key][]int{}
+	var order []key
+	var first = map[key]Note{}
+	for _, n := range d.Notes {
+		if n.Study != sv.Name || n.Outcome {
+			continue
+		}
+		k := key{results.CaseKey(n.Case), n.Target, n.Text}
+		if len(n.Case) == 0 {
+			k.caseKey = ""
+		}
+		if _, ok := reps[k]; !ok {
+			order = append(order, k)
+			first[k] = n
+		}
+		if n.Rep > 0 {
+			reps[k] = append(reps[k], n.Rep)
+		} else if reps[k] == nil {
+			reps[k] = []int{}
+		}
+	}
+	for _, k := range order {
+		n := first[k]
+		when := repsText(reps[k], sv.Reps)
+		placed := false
+		if k.caseKey != "" && n.Target != "" {
+			ti := indexOf(sv.Targets, n.Target)
+			var tables []*metricTable
+			tables = append(tables, sv.Tables...)
+			if sv.Others != nil {
+				tables = append(tables, sv.Others)
+			}
+			for _, t := range tables {
+				if placed || ti < 0 {
+					break
+				}
+				for _, r := range t.Rows {
+					if r.Case.Key == k.caseKey {
+						text := n.Text
+						if when != "" {
+							text = fmt.Sprintf("%s (%s, %s)", n.Text, n.Target, when)
+						} else {
+							text = fmt.Sprintf("%s (%s)", n.Text, n.Target)
+						}
+						r.Values[ti].notes = append(r.Values[ti].notes, text)
+						placed = true
+						break
+					}
+				}
+			}
+		}
+		if !placed {
+			where := ""
+			if k.caseKey != "" {
+				for _, c := range sv.Cases {
+					if c.Key == k.caseKey {
+						where = c.Name
+					}
+				}
+				if where == "" {
+					where = CaseTitle(n.Case)
+				}
+			}
+			sv.Notes = append(sv.Notes, noteText(n, joinNonEmpty(", ", where, when)))
+		}
+	}
+}
+
+// noteText formats a note listed on its own.
+func noteText(n Note, where string) string {
+	who := joinNonEmpty(", ", n.Target, where)
+	if who == "" {
+		return n.Text
+	}
+	return who + ": " + n.Text
+}
+
+// repsText says in which repetitions a note was made: nothing when in
+// all of them (or outside them).
+func repsText(reps []int, total int) string {
+	if len(reps) == 0 {
+		return ""
+	}
+	sort.Ints(reps)
+	uniq := reps[:0]
+	for i, r := range reps {
+		if i == 0 || r != reps[i-1] {
+			uniq = append(uniq, r)
+		}
+	}
+	if total > 0 && len(uniq) == total {
+		return ""
+	}
+	parts := make([]string, len(uniq))
+	for i, r := range uniq {
+		parts[i] = fmt.Sprint(r)
+	}
+	if len(uniq) == 1 {
+		return "repetition " + parts[0]
+	}
+	return "repetitions " + strings.Join(parts, ", ")
+}
+
+// numberFootnotes turns the cells' warnings and notes into numbered
+// marks. A warning that every summary (or every comparison) of the study
+// carries is said once, in General, instead.
+func (sv *studyView) numberFootnotes() {
+	var all []*row
+	for _, t := range sv.Tables {
+		all = append(all, t.Rows...)
+	}
+	if sv.Others != nil {
+		all = append(all, sv.Others.Rows...)
+	}
+	// A warning is general when every cell of its kind carries it:
+	// summaries or comparisons, of exact or of statistical metrics.
+	everywhere := func(exact bool, cells func(*row) []cell) map[string]bool {
+		count := map[string]int{}
+		n := 0
+		for _, r := range all {
+			if r.Res.Metric.Exact != exact {
+				continue
+			}
+			for _, c := range cells(r) {
+				n++
+				seen := map[string]bool{}
+				for _, w := range c.warnings {
+					if !seen[w] {
+						seen[w] = true
+						count[w]++
+					}
+				}
+			}
+		}
+		out := map[string]bool{}
+		for w, k := range count {
+			if k == n && n > 1 {
+				out[w] = true
+			}
+		}
+		return out
+	}
+	values := func(r *row) []cell { return r.Values }
+	changes := func(r *row) []cell { return r.Changes }
+	genValues := map[bool]map[string]bool{false: everywhere(false, values), true: everywhere(true, values)}
+	genChanges := map[bool]map[string]bool{false: everywhere(false, changes), true: everywhere(true, changes)}
+	addGeneral := func(w string) {
+		if indexOf(sv.General, w) < 0 {
+			sv.General = append(sv.General, w)
+		}
+	}
+	mark := func(c *cell, general map[string]bool) {
+		for _, w := range c.warnings {
+			if general[w] {
+				addGeneral(w)
+				continue
+			}
+			c.Marks = appendMark(c.Marks, sv.footnote(w))
+		}
+		for _, n := range c.notes {
+			c.Marks = appendMark(c.Marks, sv.footnote(n))
+		}
+	}
+	for _, r := range all {
+		for i := range r.Values {
+			mark(&r.Values[i], genValues[r.Res.Metric.Exact])
+		}
+		for i := range r.Changes {
+			mark(&r.Changes[i], genChanges[r.Res.Metric.Exact])
+		}
+	}
+}
+
+// footnote returns the number of a footnote text, adding it if new.
+func (sv *studyView) footnote(text string) int {
+	if i := indexOf(sv.Foot, text); i >= 0 {
+		return i + 1
+	}
+	sv.Foot = append(sv.Foot, text)
+	return len(sv.Foot)
+}
+
+func appendMark(marks []int, m int) []int {
+	for _, x := range marks {
+		if x == m {
+			return marks
+		}
+	}
+	return append(marks, m)
+}
+
+// headlines summarises the study for the report's summary table: per
+// primary metric, the case where the last target differs most (significant
+// changes only); per behaviour matrix, how many cases differ.
+func (sv *studyView) headlines() []headlineRow {
+	if len(sv.Targets) < 2 {
+		return nil
+	}
+	var out []headlineRow
+	if sv.Matrix != nil {
+		h := headlineRow{Study: sv.Name, What: "outcomes", Values: make([]string, len(sv.Targets))}
+		for i := range h.Values {
+			h.Values[i] = "–"
+		}
+		for ti := 1; ti < len(sv.Targets); ti++ {
+			n := 0
+			for _, r := range sv.Matrix {
+				if r.Cells[ti].Class == "differs" {
+					n++
+				}
+			}
+			c := cell{Text: fmt.Sprintf("%d of %d cases differ", n, len(sv.Matrix))}
+			if n > 0 {
+				c.Class = "differs"
+			} else {
+				c.Class = "same"
+			}
+			h.Changes = append(h.Changes, c)
+		}
+		return append(out, h)
+	}
+	last := sv.Targets[len(sv.Targets)-1]
+	for _, t := range sv.Tables {
+		var best *row
+		bestSize := -1.0
+		significant := 0
+		for _, r := range t.Rows {
+			c, ok := r.Res.Change(last)
+			if !ok || !c.Significant {
+				continue
+			}
+			significant++
+			size := math.Abs(math.Log(c.Ratio))
+			if c.Ratio <= 0 || math.IsNaN(size) || math.IsInf(size, 0) {
+				size = math.Inf(1)
+			}
+			if size > bestSize {
+				best, bestSize = r, size
+			}
+		}
+		h := headlineRow{Study: sv.Name, What: t.Head}
+		if best == nil {
+			h.Case = fmt.Sprintf("no significant change in %s", plural(len(t.Rows), "case"))
+			for range sv.Targets {
+				h.Values = append(h.Values, "–")
+			}
+			for range sv.Targets[1:] {
+				h.Changes = append(h.Changes, cell{Text: "~", Class: "ns"})
+			}
+			out = append(out, h)
+			continue
+		}
+		if len(t.Rows) > 1 {
+			h.Case = best.Case.Name
+		}
+		for _, tg := range sv.Targets {
+			s, _ := best.Res.Target(tg)
+			h.Values = append(h.Values, formatCenter(s, best.Res.Metric))
+		}
+		for _, tg := range sv.Targets[1:] {
+			c, ok := best.Res.Change(tg)
+			if !ok {
+				h.Changes = append(h.Changes, cell{Text: "?"})
+				continue
+			}
+			h.Changes = append(h.Changes, cell{Text: changeText(c), Class: changeClass(c)})
+		}
+		if len(t.Rows) > 1 && significant > 1 {
+			h.Case += fmt.Sprintf(" (largest of %d significant changes)", significant)
+		}
+		out = append(out, h)
+	}
+	return out
+}
+
+// formatSummary formats a target's figure: the median with the
+// half-width of its confidence interval when there is one ("10.4 s ± 3 %"),
+// the median alone when there are too few samples, the exact value for
+// exact metrics, "–" without samples.
+func formatSummary(s compare.Summary, m compare.Metric) string {
+	if s.N == 0 {
+		return "–"
+	}
+	if m.Exact {
+		return compare.FormatSummary(s, m)
+	}
+	out := compare.FormatValue(s.Center, m.Unit)
+	if s.HasCI() && s.PctRange != "" && s.PctRange != "∞" && s.PctRange != "?" {
+		out += " ± " + strings.Replace(s.PctRange, "%", " %", 1)
+	}
+	return out
+}
+
+// formatCenter formats a target's median (or exact value) alone.
+func formatCenter(s compare.Summary, m compare.Metric) string {
+	if s.N == 0 {
+		return "–"
+	}
+	if m.Exact {
+		return compare.FormatExact(s.Center, m.Unit)
+	}
+	return compare.FormatValue(s.Center, m.Unit)
+}
+
+// changeText formats a comparison for a change column: the change and
+// its verdict with the test's figures, e.g. "5.7× faster (p=0.002 n=5)",
+// "−69 %, better (p=0.008 n=5)", "~ (p=0.690 n=5)"; exact metrics without
+// p.
+func changeText(c compare.Change) string {
+	text := c.Text()
+	if (c.Verdict == compare.Better || c.Verdict == compare.Worse) && !strings.Contains(text, c.Word()) {
+		text += ", " + c.Word()
+	}
+	if c.Metric.Exact || c.Verdict == compare.Unknown {
+		return text
+	}
+	if c.Stats != "" {
+		text += " (" + c.Stats + ")"
+	}
+	return text
+}
+
+// changeClass classifies a comparison for styling.
+func changeClass(c compare.Change) string {
+	switch c.Verdict {
+	case compare.Better:
+		return "better"
+	case compare.Worse:
+		return "worse"
+	case compare.NotSignificant:
+		return "ns"
+	case compare.Same:
+		return "same"
+	case compare.Higher, compare.Lower:
+		return "changed"
+	}
+	return ""
+}
+
+// hostLine describes a host in one line.
+func hostLine(h results.Host) string {
+	var parts []string
+	if h.Hostname != "" {
+		parts = append(parts, h.Hostname)
+	}
+	if h.OS != "" {
+		parts = append(parts, h.OS)
+	}
+	if h.Kernel != "" {
+		parts = append(parts, "kernel "+h.Kernel)
+	}
+	if h.Arch != "" {
+		parts = append(parts, h.Arch)
+	}
+	if h.CPUs > 0 {
+		cpu := plural(h.CPUs, "CPU")
+		if h.CPUModel != "" {
+			cpu += " (" + h.CPUModel + ")"
+		}
+		parts = append(parts, cpu)
+	}
+	if h.MemoryBytes > 0 {
+		parts = append(parts, compare.FormatValue(float64(h.MemoryBytes), compare.Bytes)+" memory")
+	}
+	if h.Disk.Device != "" || h.Disk.Filesystem != "" {
+		disk := "disk " + joinNonEmpty(" ", h.Disk.Device, h.Disk.Filesystem)
+		if h.Disk.Rotational != nil {
+			if *h.Disk.Rotational {
+				disk += ", rotational"
+			} else {
+				disk += ", solid-state"
+			}
+		}
+		parts = append(parts, disk)
+	}
+	return strings.Join(parts, " · ")
+}
+
+// formatDuration prints a run's wall time, e.g. "1 min 40 s".
+func formatDuration(d time.Duration) string {
+	if d < 0 {
+		return ""
+	}
+	d = d.Round(time.Second)
+	h, m, s := int(d.Hours()), int(d.Minutes())%60, int(d.Seconds())%60
+	switch {
+	case h > 0:
+		return fmt.Sprintf("%d h %d min", h, m)
+	case m > 0:
+		return fmt.Sprintf("%d min %d s", m, s)
+	}
+	return fmt.Sprintf("%d s", s)
+}
+
+func onOff(b bool) string {
+	if b {
+		return "on"
+	}
+	return "off"
+}
+
+func plural(n int, word string) string {
+	if n == 1 {
+		return "1 " + word
+	}
+	return fmt.Sprintf("%d %ss", n, word)
+}
+
+func joinNonEmpty(sep string, parts ...string) string {
+	var out []string
+	for _, p := range parts {
+		if p != "" {
+			out = append(out, p)
+		}
+	}
+	return strings.Join(out, sep)
+}
+
+func indexOf(list []string, s string) int {
+	for i, x := range list {
+		if x == s {
+			return i
+		}
+	}
+	return -1
+}
