@@ -80,18 +80,18 @@ func TestDiffAroundAutocommitUpdates(t *testing.T) {
 			t.Logf("PostgreSQL %d: %v", ver, diff)
 
 			// The updates, the before-snapshot's transaction and Flush's.
-			within(t, m, "xact_commit", n, n+3)
-			within(t, m, "tup_updated", n, n)
-			within(t, m, "xact_rollback", 0, 0)
-			within(t, m, "wal_lsn_bytes", 50*n, 1000*n)
+			inRange(t, m, "xact_commit", n, n+3)
+			inRange(t, m, "tup_updated", n, n)
+			inRange(t, m, "xact_rollback", 0, 0)
+			inRange(t, m, "wal_lsn_bytes", 50*n, 1000*n)
 			if ver >= 14 {
 				// One WAL flush per commit; the WAL writer may add a few.
-				within(t, m, "wal_syncs", n, n+n/20)
-				within(t, m, "wal_writes", n, n+n/10)
-				within(t, m, "wal_records", 2*n, 10*n)
-				within(t, m, "wal_bytes", 50*n, 1000*n)
-				within(t, m, "wal_sync_ms", 0.001, 1e6)
-				within(t, m, "wal_write_ms", 0.001, 1e6)
+				inRange(t, m, "wal_syncs", n, n+n/20)
+				inRange(t, m, "wal_writes", n, n+n/10)
+				inRange(t, m, "wal_records", 2*n, 10*n)
+				inRange(t, m, "wal_bytes", 50*n, 1000*n)
+				inRange(t, m, "wal_sync_ms", 0.001, 1e6)
+				inRange(t, m, "wal_write_ms", 0.001, 1e6)
 				if m["wal_bytes"] > m["wal_lsn_bytes"] {
 					t.Errorf("wal_bytes %v > wal_lsn_bytes %v: the LSN counts page headers too", m["wal_bytes"], m["wal_lsn_bytes"])
 				}
@@ -165,7 +165,7 @@ func TestDiffDropsResetViews(t *testing.T) {
 	present(t, m, "xact_commit", "wal_lsn_bytes", "checkpoints")
 }
 
-func within(t *testing.T, m map[string]float64, name string, lo, hi float64) {
+func inRange(t *testing.T, m map[string]float64, name string, lo, hi float64) {
 	t.Helper()
 	v, ok := m[name]
 	if !ok {
