@@ -161,3 +161,10 @@ func (s *Session) flush(ctx context.Context) error {
 	}
 	return s.runner.Store.AddMeasurements(ctx, batch)
 }
+
+// RestartTarget restarts a managed server (emptying shared buffers); the
+// session's counter connection is reopened on next use.
+func (s *Session) RestartTarget(ctx context.Context) error {
+	s.closeObserver()
+	return s.Target.Restart(ctx)
+}

@@ -1,0 +1,169 @@
+package study
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+
+	"github.com/pglab/pglab/pgserver"
+)
+
+// copyOut is seed 002 §3: COPY … TO STDOUT through the wire, bytes
+// discarded by the client, from tables prewarmed into shared buffers, for
+// rows of about 1 kB (pgbench_accounts with a filler of
+// repeat(md5(aid::text), 30)) and for the five-text-column table with
+// repeat(md5(g::text), k) for k = 200, 800, 1600 (rows of 6, 24, 48 kB).
+type copyOut struct{}
+
+func init() { Register("copy-out", func() Study { return copyOut{} }) }
+
+func (copyOut) Info() Info {
+	return Info{
+		Name:   "copy-out",
+		Title:  "COPY TO STDOUT of prewarmed tables with rows of 1 kB to 48 kB, bytes discarded by the client",
+		Source: "seed 002 §3",
+		Params: []Param{
+			{Name: "tables", Kind: KindList, Default: "accounts,200,800,1600", Choices: []string{"accounts", "200", "800", "1600"}, Doc: "accounts: pgbench_accounts_large (about 1 kB rows); a number k: t_copy_large with five repeat(md5(g::text), k) columns"},
+			{Name: "scale", Kind: KindInt, Default: "50", Quick: "1", Min: 1, MinSet: true, Doc: "pgbench scale of pgbench_accounts_large (100,000 rows per unit)"},
+			{Name: "rows", Kind: KindInt, Default: "100000", Quick: "1500", Min: 1, MinSet: true, Doc: "rows of each t_copy_large table"},
+			{Name: "shared_buffers", Kind: KindString, Default: "1024MB", Quick: "256MB", Doc: "shared_buffers of managed servers (the article's 1024MB)"},
+		},
+	}
+}
+
+// copyOutTable is one table of the study.
+type copyOutTable struct {
+	key    string // "accounts" or k
+	name   string
+	create string
+}
+
+func copyOutTables(p Params) []copyOutTable {
+	var out []copyOutTable
+	for _, t := range p.List("tables") {
+		if t == "accounts" {
+			// pgbench_accounts' rows (aid, bid, abalance) at the given
+			// scale, generated in SQL, with the article's filler.
+			out = append(out, copyOutTable{key: t, name: "pgbench_accounts_large", create: fmt.Sprintf(
+				`CREATE UNLOGGED TABLE pgbench_accounts_large AS
+				 SELECT aid, (aid - 1) / 100000 + 1 AS bid, 0 AS abalance, repeat(md5(aid::text), 30) AS filler
+				 FROM generate_series(1, %d) aid`, p.Int("scale")*100000)})
+			continue
+		}
+		k, _ := strconv.Atoi(t)
+		name := "t_copy_large_" + t
+		col := fmt.Sprintf("repeat(md5(g::text), %d)", k)
+		out = append(out, copyOutTable{key: t, name: name, create: fmt.Sprintf(
+			`CREATE UNLOGGED TABLE %s (id int, c1 text, c2 text, c3 text, c4 text, c5 text);
+			 INSERT INTO %s SELECT g, %s, %s, %s, %s, %s FROM generate_series(1, %d) g`,
+			name, name, col, col, col, col, col, p.Int("rows"))})
+	}
+	return out
+}
+
+func (copyOut) Plan(p Params) (Plan, error) {
+	var cases []Case
+	for _, t := range copyOutTables(p) {
+		name := "pgbench_accounts_large (about 1 kB rows)"
+		if t.key != "accounts" {
+			name = fmt.Sprintf("t_copy_large, repeat × %s", t.key)
+		}
+		cases = append(cases, Case{Name: name, Labels: map[string]string{"table": t.key}, Data: t})
+	}
+	return Plan{
+		Cases: cases,
+		Settings: []pgserver.Setting{
+			{Name: "shared_buffers", Value: p.String("shared_buffers")},
+			{Name: "autovacuum", Value: "off"},
+		},
+		Reps:      3,
+		QuickReps: 3,
+	}, nil
+}
+
+func (copyOut) Setup(ctx context.Context, s *Session) error {
+	conn, err := s.Target.Connect(ctx)
+	if err != nil {
+		return err
+	}
+	defer conn.Close(context.Background())
+	if err := ensureExtension(ctx, conn, "pg_prewarm"); err != nil {
+		return err
+	}
+	for _, t := range copyOutTables(s.Params) {
+		s.Log("creating %s", t.name)
+		if _, err := conn.Exec(ctx, "DROP TABLE IF EXISTS "+t.name); err != nil {
+			return err
+		}
+		if _, err := conn.Exec(ctx, t.create); err != nil {
+			return fmt.Errorf("create %s: %w", t.name, err)
+		}
+		if _, err := conn.Exec(ctx, "VACUUM ANALYZE "+t.name); err != nil {
+			return fmt.Errorf("vacuum %s: %w", t.name, err)
+		}
+	}
+	return nil
+}
+
+// countingWriter discards what it is given and counts it.
+type countingWriter struct{ n int64 }
+
+func (w *countingWriter) Write(p []byte) (int, error) {
+	w.n += int64(len(p))
+	return len(p), nil
+}
+
+var _ io.Writer = (*countingWriter)(nil)
+
+func (copyOut) Run(ctx context.Context, s *Session, c Case, rep int) error {
+	t := c.Data.(copyOutTable)
+	conn, err := s.Target.Connect(ctx)
+	if err != nil {
+		return err
+	}
+	defer conn.Close(context.Background())
+	// Prewarm the heap and its TOAST table into shared buffers.
+	if _, err := conn.Exec(ctx, `SELECT pg_prewarm(c.oid) FROM pg_class c WHERE c.oid = $1::regclass
+		UNION ALL SELECT pg_prewarm(c.reltoastrelid) FROM pg_class c WHERE c.oid = $1::regclass AND c.reltoastrelid <> 0`, t.name); err != nil {
+		return fmt.Errorf("pg_prewarm %s: %w", t.name, err)
+	}
+	var w countingWriter
+	var rows int64
+	step, err := s.Measure(ctx, conn, func(ctx context.Context) error {
+		tag, err := conn.PgConn().CopyTo(ctx, &w, "COPY "+t.name+" TO STDOUT")
+		rows = tag.RowsAffected()
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("COPY %s TO STDOUT: %w", t.name, err)
+	}
+	secs := step.Elapsed.Seconds()
+	s.Record("elapsed_ms", secs*1000, "ms", LowerIsBetter())
+	s.Record("mb_per_s", float64(w.n)/secs/(1<<20), "MB/s", HigherIsBetter())
+	s.Record("bytes", float64(w.n), "bytes", Exact())
+	s.Record("rows", float64(rows), "rows", Exact())
+	if rows > 0 {
+		s.Record("avg_row_bytes", float64(w.n)/float64(rows), "bytes")
+	}
+	var relBytes int64
+	if err := conn.QueryRow(ctx, "SELECT pg_total_relation_size($1::regclass)", t.name).Scan(&relBytes); err == nil {
+		s.Record("table_bytes", float64(relBytes), "bytes", Exact())
+	}
+	return nil
+}
+
+func (copyOut) Teardown(ctx context.Context, s *Session) error {
+	conn, err := s.Target.Connect(ctx)
+	if err != nil {
+		return err
+	}
+	defer conn.Close(context.Background())
+	var names []string
+	for _, t := range copyOutTables(s.Params) {
+		names = append(names, t.name)
+	}
+	_, err = conn.Exec(ctx, "DROP TABLE IF EXISTS "+strings.Join(names, ", "))
+	return err
+}
