@@ -27,7 +27,7 @@ func (copyOut) Info() Info {
 		Params: []Param{
 			{Name: "tables", Kind: KindList, Default: "accounts,200,800,1600", Choices: []string{"accounts", "200", "800", "1600"}, Doc: "accounts: pgbench_accounts_large (about 1 kB rows); a number k: t_copy_large with five repeat(md5(g::text), k) columns"},
 			{Name: "scale", Kind: KindInt, Default: "50", Quick: "1", Min: 1, MinSet: true, Doc: "pgbench scale of pgbench_accounts_large (100,000 rows per unit)"},
-			{Name: "rows", Kind: KindInt, Default: "100000", Quick: "1500", Min: 1, MinSet: true, Doc: "rows of each t_copy_large table"},
+			{Name: "rows", Kind: KindInt, Default: "100000", Quick: "600", Min: 1, MinSet: true, Doc: "rows of each t_copy_large table"},
 			{Name: "shared_buffers", Kind: KindString, Default: "1024MB", Quick: "256MB", Doc: "shared_buffers of managed servers (the article's 1024MB)"},
 		},
 	}
