@@ -8,6 +8,7 @@ import (
 	"math"
 	"net/url"
 	"os"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -421,6 +422,12 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		}
 	}()
 
+	// Each raw-path thread holds a P even while it waits (see epollWait):
+	// leave at least one more for the run's other goroutines.
+	if want := r.nthreads + 1; runtime.GOMAXPROCS(0) < want {
+		prev := runtime.GOMAXPROCS(want)
+		defer runtime.GOMAXPROCS(prev)
+	}
 	r.startTime = nowUS()
 	if cfg.Duration > 0 {
 		r.endTime = r.startTime + int64(cfg.Duration/time.Second)*1000000

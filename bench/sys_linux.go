@@ -30,31 +30,36 @@ func rawWrite(fd int, p []byte) (int, syscall.Errno) {
 	return int(n), e
 }
 
-// epollWaitNow polls without blocking.
-func epollWaitNow(epfd int, events []unix.EpollEvent) (int, syscall.Errno) {
-	n, _, e := syscall.RawSyscall6(syscall.SYS_EPOLL_PWAIT, uintptr(epfd), uintptr(unsafe.Pointer(&events[0])), uintptr(len(events)), 0, 0, 0)
-	return int(n), e
-}
-
 var noPwait2 bool
 
 // epollWait blocks up to us microseconds (-1: no limit), with epoll_pwait2's
 // fine timeout where the kernel has it (pgbench's ppoll waits in
 // microseconds too; whole milliseconds would make -R schedules late).
-func epollWait(epfd int, events []unix.EpollEvent, us int64) (int, error) {
-	if us < 0 {
-		return unix.EpollWait(epfd, events, -1)
-	}
+//
+// The wait is a raw system call: the runtime does not see the thread
+// block, so it does not hand the thread's P to another thread and back
+// around every wait (measured as thousands of futex and nanosleep calls per
+// second and twice pgbench's kernel time). The engine raises GOMAXPROCS so
+// that the run's other goroutines still have a P; the runtime's preemption
+// signal interrupts the wait (EINTR) when it needs the thread.
+func epollWait(epfd int, events []unix.EpollEvent, us int64) (int, syscall.Errno) {
 	if !noPwait2 {
-		ts := unix.NsecToTimespec(us * 1000)
-		n, _, e := syscall.Syscall6(unix.SYS_EPOLL_PWAIT2, uintptr(epfd), uintptr(unsafe.Pointer(&events[0])), uintptr(len(events)), uintptr(unsafe.Pointer(&ts)), 0, 0)
-		if e == 0 {
-			return int(n), nil
+		var tsp uintptr
+		var ts unix.Timespec
+		if us >= 0 {
+			ts = unix.NsecToTimespec(us * 1000)
+			tsp = uintptr(unsafe.Pointer(&ts))
 		}
+		n, _, e := syscall.RawSyscall6(unix.SYS_EPOLL_PWAIT2, uintptr(epfd), uintptr(unsafe.Pointer(&events[0])), uintptr(len(events)), tsp, 0, 0)
 		if e != syscall.ENOSYS {
-			return 0, e
+			return int(n), e
 		}
 		noPwait2 = true
 	}
-	return unix.EpollWait(epfd, events, int((us+999)/1000))
+	ms := -1
+	if us >= 0 {
+		ms = int((us + 999) / 1000)
+	}
+	n, _, e := syscall.RawSyscall6(syscall.SYS_EPOLL_PWAIT, uintptr(epfd), uintptr(unsafe.Pointer(&events[0])), uintptr(len(events)), uintptr(ms), 0, 0)
+	return int(n), e
 }

@@ -132,30 +132,21 @@ func (t *thread) runRaw() {
 			}
 			return
 		}
-		n, errno := epollWaitNow(t.epfd, t.events)
-		if errno != 0 && errno != syscall.EINTR {
-			n = 0
+		now = nowUS()
+		timeout := int64(-1)
+		until := nextDeadline
+		if t.nextReport > 0 && t.nextReport < until {
+			until = t.nextReport
 		}
-		if n <= 0 {
-			now = nowUS()
-			timeout := int64(-1)
-			until := nextDeadline
-			if t.nextReport > 0 && t.nextReport < until {
-				until = t.nextReport
-			}
-			if r.stopCheckUS > 0 {
-				until = min(until, now+r.stopCheckUS)
-			}
-			if until < 1<<62 {
-				timeout = max(until-now, 0)
-			}
-			if timeout != 0 {
-				var err error
-				n, err = epollWait(t.epfd, t.events, timeout)
-				if err != nil {
-					n = 0
-				}
-			}
+		if r.stopCheckUS > 0 {
+			until = min(until, now+r.stopCheckUS)
+		}
+		if until < 1<<62 {
+			timeout = max(until-now, 0)
+		}
+		n, errno := epollWait(t.epfd, t.events, timeout)
+		if errno != 0 {
+			n = 0
 		}
 		now = nowUS()
 		for i := 0; i < n; i++ {
