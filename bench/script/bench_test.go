@@ -1,0 +1,141 @@
+package script
+
+import (
+	"testing"
+)
+
+// client is what the engine keeps per client for the builtin scripts' hot
+// path: the script, the evaluation environment and reused buffers.
+type client struct {
+	s      *Script
+	env    *Env
+	sql    []byte
+	params [][]byte
+}
+
+func newBenchClient(tb testing.TB, name string) *client {
+	tb.Helper()
+	b, err := FindBuiltin(name)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	s, err := b.Parse(nil)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	env, _ := newClient(tb, s, 42)
+	if err := env.Vars.DefineInt("startup", "scale", 100); err != nil {
+		tb.Fatal(err)
+	}
+	return &client{s: s, env: env, sql: make([]byte, 0, 256), params: make([][]byte, 0, 8)}
+}
+
+// transaction runs the meta-commands of one transaction and builds every SQL
+// command both as simple-mode text and as extended-mode parameters.
+func (c *client) transaction(tb testing.TB) int {
+	n := 0
+	for i, cmd := range c.s.Commands {
+		c.env.Command = i
+		switch cmd.Type {
+		case MetaCommand:
+			if err := cmd.ExecSet(c.env); err != nil {
+				tb.Fatal(err)
+			}
+		case SQLCommand:
+			c.sql = cmd.AppendSQL(c.sql[:0], c.env.Vars)
+			c.params = cmd.AppendParams(c.params[:0], c.env.Vars)
+			n += len(c.sql) + len(c.params)
+		}
+	}
+	return n
+}
+
+// TestHotPathAllocations checks that a warmed-up client runs the builtin
+// scripts' per-transaction work without allocating.
+func TestHotPathAllocations(t *testing.T) {
+	for _, name := range []string{"tpcb-like", "simple-update", "select-only"} {
+		c := newBenchClient(t, name)
+		c.transaction(t)
+		if allocs := testing.AllocsPerRun(200, func() { c.transaction(t) }); allocs != 0 {
+			t.Errorf("%s: %.1f allocations per transaction", name, allocs)
+		}
+	}
+}
+
+// BenchmarkEvalRandom evaluates and assigns "\set aid random(1, 100000 *
+// :scale)".
+func BenchmarkEvalRandom(b *testing.B) {
+	c := newBenchClient(b, "select-only")
+	set := c.s.Commands[0]
+	b.ReportAllocs()
+	for b.Loop() {
+		if err := set.ExecSet(c.env); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkExprArith evaluates an arithmetic and comparison expression.
+func BenchmarkExprArith(b *testing.B) {
+	s, err := Parse("b.sql", "\\set x case when (:scale * 7 + 3) % 5 < 2 then abs(-:scale) else hash(:scale, 5) end\n", nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	env, _ := newClient(b, s, 1)
+	cmd := s.Commands[0]
+	b.ReportAllocs()
+	for b.Loop() {
+		if err := cmd.ExecSet(env); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkAppendSQL substitutes the variables of tpcb-like's INSERT in
+// simple mode; the variables change every iteration as in a real run.
+func BenchmarkAppendSQL(b *testing.B) {
+	c := newBenchClient(b, "tpcb-like")
+	insert := c.s.Commands[9]
+	b.ReportAllocs()
+	for b.Loop() {
+		for _, cmd := range c.s.Commands[:4] {
+			_ = cmd.ExecSet(c.env)
+		}
+		c.sql = insert.AppendSQL(c.sql[:0], c.env.Vars)
+	}
+}
+
+// BenchmarkAppendParams builds the extended-mode parameters of the same
+// INSERT.
+func BenchmarkAppendParams(b *testing.B) {
+	c := newBenchClient(b, "tpcb-like")
+	insert := c.s.Commands[9]
+	b.ReportAllocs()
+	for b.Loop() {
+		for _, cmd := range c.s.Commands[:4] {
+			_ = cmd.ExecSet(c.env)
+		}
+		c.params = insert.AppendParams(c.params[:0], c.env.Vars)
+	}
+}
+
+// BenchmarkTPCBTransaction is the whole client-side work of one tpcb-like
+// transaction (4 \set, 7 SQL commands in both forms).
+func BenchmarkTPCBTransaction(b *testing.B) {
+	c := newBenchClient(b, "tpcb-like")
+	b.ReportAllocs()
+	for b.Loop() {
+		c.transaction(b)
+	}
+}
+
+// BenchmarkParseTPCB parses the tpcb-like builtin script.
+func BenchmarkParseTPCB(b *testing.B) {
+	bi, _ := FindBuiltin("tpcb-like")
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := bi.Parse(nil); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
