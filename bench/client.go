@@ -419,7 +419,7 @@ func (c *client) logDebug(format string, args ...any) {
 // transaction) and resets its per-session state.
 func (c *client) connect() error {
 	r := c.th.r
-	ln, err := dial(r.ctx, r.pgcfg)
+	ln, err := dial(r.ctx, r.pgcfg, !c.th.raw)
 	if err != nil {
 		return err
 	}

@@ -137,6 +137,9 @@ type Config struct {
 	// Quiet suppresses the version banner, the vacuum notice and progress
 	// lines on the writers (the figures still reach Result).
 	Quiet bool
+	// Portable runs every client on the slower goroutine-per-client path
+	// that TLS connections use, instead of raw sockets and epoll.
+	Portable bool
 	// LogPID is the process id in log file names; 0 means os.Getpid().
 	LogPID int
 }

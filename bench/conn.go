@@ -24,8 +24,9 @@ type link struct {
 }
 
 // dial connects with pgconn (libpq conventions: PG* variables, .pgpass,
-// service files, TLS) and hijacks the connection.
-func dial(ctx context.Context, cfg *pgconn.Config) (*link, error) {
+// service files, TLS) and hijacks the connection; keepConn keeps the
+// net.Conn (the goroutine path) instead of taking the raw socket.
+func dial(ctx context.Context, cfg *pgconn.Config, keepConn bool) (*link, error) {
 	pc, err := pgconn.ConnectConfig(ctx, cfg.Copy())
 	if err != nil {
 		return nil, err
@@ -37,7 +38,7 @@ func dial(ctx context.Context, cfg *pgconn.Config) (*link, error) {
 		return nil, fmt.Errorf("take over connection: %w", err)
 	}
 	l := &link{fd: -1, serverVersion: hc.ParameterStatuses["server_version"], serverNum: num, txStatus: 'I'}
-	if hc.TLSConfig != nil {
+	if hc.TLSConfig != nil || keepConn {
 		l.nc = hc.Conn
 		return l, nil
 	}

@@ -397,7 +397,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	dealt := 0
 	for i := range threads {
 		ns := (r.nclients - dealt + r.nthreads - i - 1) / (r.nthreads - i)
-		t := &thread{id: i, r: r, clients: clients[dealt : dealt+ns], raw: true, epfd: -1,
+		t := &thread{id: i, r: r, clients: clients[dealt : dealt+ns], raw: !cfg.Portable, epfd: -1,
 			chooseRng: rr.Threads[i].Choose, throttleRng: rr.Threads[i].Throttle, sampleRng: rr.Threads[i].Sample,
 			hist: newHist(), tickHist: newHist(), events: make([]unix.EpollEvent, max(ns, 1))}
 		t.scriptStats = make([]statsData, len(scripts))
@@ -520,7 +520,7 @@ func (t *thread) main(connected *sync.WaitGroup, goCh chan struct{}, finished *s
 	t.epfd = epfd
 	if !r.connect {
 		for _, c := range t.clients {
-			ln, err := dial(r.ctx, r.pgcfg)
+			ln, err := dial(r.ctx, r.pgcfg, !t.raw)
 			if err != nil {
 				fail(&SetupError{Msg: connError(err) + "\n" + Progname + ": error: " + fmt.Sprintf("could not create connection for client %d", c.id)})
 				return

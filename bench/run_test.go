@@ -65,6 +65,28 @@ func TestRunSelectOnly(t *testing.T) {
 	}
 }
 
+func TestRunPortablePath(t *testing.T) {
+	dsn := initDB(t)
+	for _, mode := range []bench.QueryMode{bench.QuerySimple, bench.QueryPrepared} {
+		cfg := bench.DefaultConfig()
+		cfg.ConnString = dsn
+		cfg.Clients, cfg.Threads, cfg.Transactions = 4, 2, 30
+		cfg.Mode = mode
+		cfg.Portable = true
+		cfg.ReportPerCommand = true
+		res, err := bench.Run(context.Background(), cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Transactions != 120 || res.Aborted || res.Histogram.TotalCount() != 120 {
+			t.Errorf("%v: transactions %d aborted %v", mode, res.Transactions, res.Aborted)
+		}
+		if n := len(res.Scripts[0].Commands); n != 11 {
+			t.Errorf("%d per-command rows, want 11", n)
+		}
+	}
+}
+
 func TestRunProgressAndRate(t *testing.T) {
 	dsn := initDB(t)
 	cfg := bench.DefaultConfig()
