@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
+	"net/url"
 	"strconv"
 	"strings"
 	"time"
@@ -110,6 +112,29 @@ func (t *Target) ConnConfig() *pgx.ConnConfig {
 // DSN returns the connection string the target was opened with (password
 // included: never print or store it).
 func (t *Target) DSN() string { return t.config.ConnString() }
+
+// DSNWithSchema returns a connection string (password included: never
+// print or store it) whose sessions use the study schema, for code that
+// takes a connection string (the bench engine).
+func (t *Target) DSNWithSchema() string {
+	c := t.ConnConfig()
+	q := url.Values{}
+	for k, v := range c.RuntimeParams {
+		q.Set(k, v)
+	}
+	if c.TLSConfig == nil {
+		q.Set("sslmode", "disable")
+	}
+	u := url.URL{Scheme: "postgres", User: url.UserPassword(c.User, c.Password), Path: "/" + c.Database, RawQuery: q.Encode()}
+	if strings.HasPrefix(c.Host, "/") {
+		q.Set("host", c.Host)
+		q.Set("port", strconv.Itoa(int(c.Port)))
+		u.RawQuery = q.Encode()
+	} else {
+		u.Host = net.JoinHostPort(c.Host, strconv.Itoa(int(c.Port)))
+	}
+	return u.String()
+}
 
 // Connect opens a connection to the target's database with search_path set
 // to the study schema.

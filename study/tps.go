@@ -1,0 +1,206 @@
+package study
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"time"
+
+	"github.com/pglab/pglab/bench"
+	"github.com/pglab/pglab/bench/initdata"
+	"github.com/pglab/pglab/bench/script"
+	"github.com/pglab/pglab/pgserver"
+)
+
+// tpsStudy is seeds 000 §3 and 003: pgbench's workload over a list of
+// client counts, with the server's WAL counters per transaction.
+type tpsStudy struct{}
+
+func init() { Register("tps", func() Study { return tpsStudy{} }) }
+
+func (tpsStudy) Info() Info {
+	return Info{
+		Name:   "tps",
+		Title:  "pgbench workload (TPC-B by default) over a list of client counts",
+		Source: "seed 000 §3, seed 003",
+		Params: tpsParams("5,10,20,50", "5,20", "60s", "3s", "100", "2"),
+	}
+}
+
+// tpsParams are the tps study's parameters with the given defaults; the
+// tune study reuses them with the seed-003 workload.
+func tpsParams(clients, quickClients, duration, quickDuration, scale, quickScale string) []Param {
+	return []Param{
+		{Name: "clients", Kind: KindIntList, Default: clients, Quick: quickClients, Min: 1, MinSet: true, Doc: "client counts (-c), one case each"},
+		{Name: "jobs", Kind: KindInt, Default: "2", Min: 1, MinSet: true, Doc: "threads (-j)"},
+		{Name: "duration", Kind: KindDuration, Default: duration, Quick: quickDuration, Doc: "duration of each run (-T); ignored when transactions is set"},
+		{Name: "transactions", Kind: KindInt, Default: "0", Min: 0, MinSet: true, Doc: "transactions per client (-t) instead of a duration"},
+		{Name: "scale", Kind: KindInt, Default: scale, Quick: quickScale, Min: 1, MinSet: true, Doc: "pgbench scale of the data (-i -s)"},
+		{Name: "builtin", Kind: KindString, Default: "tpcb-like", Choices: []string{"tpcb-like", "simple-update", "select-only"}, Doc: "builtin script (-b; simple-update is -N, select-only is -S)"},
+		{Name: "script", Kind: KindString, Default: "", Doc: "a pgbench script file (-f) instead of the builtin"},
+		{Name: "protocol", Kind: KindString, Default: "simple", Choices: []string{"simple", "extended", "prepared"}, Doc: "query mode (-M)"},
+		{Name: "checkpoint_before", Kind: KindBool, Default: "true", Doc: "CHECKPOINT before each run, so that no run inherits another's dirty buffers"},
+	}
+}
+
+// tpsSettings are seed 000's postgresql.conf for its pgbench runs.
+var tpsSettings = []pgserver.Setting{
+	{Name: "shared_buffers", Value: "256MB"},
+	{Name: "max_connections", Value: "200"},
+	{Name: "checkpoint_timeout", Value: "30min"},
+	{Name: "max_wal_size", Value: "1GB"},
+	{Name: "autovacuum", Value: "off"},
+	{Name: "log_checkpoints", Value: "on"},
+}
+
+func (tpsStudy) Plan(p Params) (Plan, error) {
+	if err := checkTPSParams(p); err != nil {
+		return Plan{}, err
+	}
+	return Plan{Cases: tpsCases(p), Settings: tpsSettings, Reps: 3, QuickReps: 3}, nil
+}
+
+func checkTPSParams(p Params) error {
+	if f := p.String("script"); f != "" {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			return fmt.Errorf("script: %w", err)
+		}
+		if _, err := script.Parse(f, string(data), script.NewSymbols()); err != nil {
+			return fmt.Errorf("script: %w", err)
+		}
+	}
+	return nil
+}
+
+func tpsCases(p Params) []Case {
+	var cases []Case
+	for _, c := range p.IntList("clients") {
+		cases = append(cases, Case{Name: fmt.Sprintf("-c %d", c), Labels: map[string]string{"clients": strconv.FormatInt(c, 10)}, Data: int(c)})
+	}
+	return cases
+}
+
+func (tpsStudy) Setup(ctx context.Context, s *Session) error { return tpsSetup(ctx, s) }
+
+// tpsSetup creates pgbench's tables at the study's scale.
+func tpsSetup(ctx context.Context, s *Session) error {
+	s.Log("pgbench -i -s %d", s.Params.Int("scale"))
+	cfg := s.Target.ConnConfig()
+	t, err := initdata.Run(ctx, &cfg.Config, initdata.Options{Scale: int(s.Params.Int("scale"))}, nil)
+	if err != nil {
+		return fmt.Errorf("pgbench -i: %w", err)
+	}
+	s.Log("initialised in %.1f s", t.Total.Seconds())
+	return nil
+}
+
+func (tpsStudy) Run(ctx context.Context, s *Session, c Case, rep int) error {
+	return tpsRun(ctx, s, c.Data.(int))
+}
+
+// tpsRun runs the workload once with the given clients and records its
+// figures.
+func tpsRun(ctx context.Context, s *Session, clients int) error {
+	p := s.Params
+	var spec bench.ScriptSpec
+	if f := p.String("script"); f != "" {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			return err
+		}
+		spec = bench.ScriptSpec{Desc: filepath.Base(f), Text: string(data), Weight: 1}
+	} else {
+		b, err := script.FindBuiltin(p.String("builtin"))
+		if err != nil {
+			return err
+		}
+		spec = bench.BuiltinSpec(b, 1)
+	}
+	mode, err := bench.ParseQueryMode(p.String("protocol"))
+	if err != nil {
+		return err
+	}
+	cfg := bench.DefaultConfig()
+	cfg.ConnString = s.Target.DSNWithSchema()
+	cfg.Scripts = []bench.ScriptSpec{spec}
+	cfg.Clients = clients
+	cfg.Threads = min(int(p.Int("jobs")), clients)
+	cfg.Mode = mode
+	cfg.Quiet = true
+	cfg.Progress = time.Second
+	if n := p.Int("transactions"); n > 0 {
+		cfg.Transactions = int(n)
+	} else {
+		cfg.Duration = p.Duration("duration")
+	}
+	if p.Bool("checkpoint_before") {
+		conn, err := s.Target.Connect(ctx)
+		if err != nil {
+			return err
+		}
+		_, err = conn.Exec(ctx, "CHECKPOINT")
+		conn.Close(context.Background())
+		if err != nil {
+			return fmt.Errorf("CHECKPOINT: %w", err)
+		}
+	}
+	var res *bench.Result
+	step, err := s.Measure(ctx, nil, func(ctx context.Context) error {
+		var err error
+		res, err = bench.Run(ctx, cfg)
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("pgbench run with %d clients: %w", clients, err)
+	}
+	if res.Aborted {
+		return fmt.Errorf("pgbench run with %d clients: some clients aborted", clients)
+	}
+	s.Record("tps", res.TPS, "tps", HigherIsBetter())
+	s.Record("latency_avg_ms", res.LatencyAvgMs, "ms", LowerIsBetter())
+	s.Record("latency_p50_ms", res.LatencyP50Ms, "ms", LowerIsBetter())
+	s.Record("latency_p90_ms", res.LatencyP90Ms, "ms", LowerIsBetter())
+	s.Record("latency_p99_ms", res.LatencyP99Ms, "ms", LowerIsBetter())
+	s.Record("latency_max_ms", res.LatencyMaxMs, "ms", LowerIsBetter())
+	s.Record("failed", float64(res.Failed), "count", LowerIsBetter())
+	s.Record("conn_ms", res.ConnMs, "ms", LowerIsBetter())
+	s.Record("transactions", float64(res.Transactions), "count", HigherIsBetter())
+	if tx := float64(res.Transactions + res.Failed); tx > 0 {
+		if v, ok := step.Counter("wal_bytes"); ok {
+			s.Record("wal_bytes_per_tx", v/tx, "bytes", LowerIsBetter())
+		}
+		if v, ok := step.Counter("wal_syncs"); ok {
+			s.Record("wal_syncs_per_tx", v/tx, "count", LowerIsBetter())
+		}
+	}
+	if data, err := json.Marshal(res.Progress); err == nil {
+		if err := s.Artefact(ctx, "progress", "application/json", data); err != nil {
+			return err
+		}
+	}
+	var summary bytesBuffer
+	res.WriteSummary(&summary)
+	res.WritePercentiles(&summary)
+	return s.Artefact(ctx, "pgbench-summary", "text/plain", summary.b)
+}
+
+// bytesBuffer is a minimal io.Writer collecting bytes.
+type bytesBuffer struct{ b []byte }
+
+func (w *bytesBuffer) Write(p []byte) (int, error) { w.b = append(w.b, p...); return len(p), nil }
+
+func (tpsStudy) Teardown(ctx context.Context, s *Session) error { return tpsTeardown(ctx, s) }
+
+func tpsTeardown(ctx context.Context, s *Session) error {
+	conn, err := s.Target.Connect(ctx)
+	if err != nil {
+		return err
+	}
+	defer conn.Close(context.Background())
+	_, err = conn.Exec(ctx, initdata.DropStatement)
+	return err
+}
