@@ -563,7 +563,7 @@ func (cd *chartData) lineSVG() string {
 	var body svgBuilder
 	legendH := cd.legend(&body, 4)
 	const left, right, plotH = 56.0, 16.0, 220.0
-	top := 4 + legendH + 10
+	top := 4 + legendH + 24 // room for the unit above the axis
 	bottom := top + plotH
 	height := bottom + 44
 	max := cd.extent()
@@ -590,7 +590,7 @@ func (cd *chartData) lineSVG() string {
 		s.f(`<text class="tick" x="%s" y="%s" font-size="%s" fill="#555" text-anchor="end">%s</text>`, num(left-6), num(y+4), num(smallFont), esc(formatTick(t)))
 	}
 	if sc.Label != "" {
-		s.f(`<text x="%s" y="%s" font-size="%s" fill="#555" text-anchor="end">%s</text>`, num(left-6), num(top-2), num(smallFont), esc(sc.Label))
+		s.f(`<text x="%s" y="%s" font-size="%s" fill="#555" text-anchor="start">%s</text>`, num(8), num(top-12), num(smallFont), esc(sc.Label))
 	}
 	s.f(`<line x1="%s" y1="%s" x2="%s" y2="%s" stroke="#888" stroke-width="1"/>`, num(left), num(bottom), num(chartW-right), num(bottom))
 	for i, c := range cd.Categories {

@@ -124,7 +124,7 @@ h2 { font-size: 1.25rem; margin: 2rem 0 .5rem; padding-top: .5rem; border-top: 2
 h3 { font-size: 1.05rem; margin: 1.25rem 0 .4rem; }
 p, li { max-width: 48rem; }
 .sub, .about { color: var(--muted); }
-nav ul { padding-left: 1.2rem; margin: .25rem 0; }
+nav ul { display: flex; flex-wrap: wrap; gap: .25rem 1rem; list-style: none; padding: 0; margin: .25rem 0; }
 .scroll { overflow-x: auto; -webkit-overflow-scrolling: touch; margin: .25rem 0 .75rem; border: 1px solid var(--line); border-radius: 4px; }
 table { border-collapse: collapse; font-size: .9rem; min-width: 100%; }
 th, td { padding: .35rem .6rem; border-bottom: 1px solid var(--line); text-align: left; vertical-align: top; }

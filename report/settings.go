@@ -11,16 +11,22 @@ import (
 // instanceSettings differ between any two servers and say nothing about
 // performance: where the server listens and keeps its files, and the
 // locale and time-zone lines initdb writes.
-var instanceSettings = map[string]bool{
-	"port": true, "listen_addresses": true, "unix_socket_directories": true,
-	"unix_socket_permissions": true, "unix_socket_group": true,
-	"data_directory": true, "config_file": true, "hba_file": true, "ident_file": true,
-	"external_pid_file": true, "cluster_name": true,
-	"DateStyle": true, "TimeZone": true, "log_timezone": true,
-	"lc_messages": true, "lc_monetary": true, "lc_numeric": true, "lc_time": true,
-	"default_text_search_config": true,
-	"application_name": true, "transaction_isolation": true, "transaction_read_only": true,
-	"transaction_deferrable": true, "client_encoding": true,
+var instanceSettings = setOf(
+	"port", "listen_addresses", "unix_socket_directories", "unix_socket_permissions",
+	"unix_socket_group", "data_directory", "config_file", "hba_file", "ident_file",
+	"external_pid_file", "cluster_name",
+	"DateStyle", "TimeZone", "log_timezone", "lc_messages", "lc_monetary", "lc_numeric",
+	"lc_time", "default_text_search_config",
+	"application_name", "client_encoding", "transaction_isolation", "transaction_read_only",
+	"transaction_deferrable",
+)
+
+func setOf(names ...string) map[string]bool {
+	m := make(map[string]bool, len(names))
+	for _, n := range names {
+		m[n] = true
+	}
+	return m
 }
 
 // bootDefaults are PostgreSQL's built-in values of the settings initdb

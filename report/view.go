@@ -462,9 +462,7 @@ func (sv *studyView) attachNotes(d *Dataset) {
 					if r.Case.Key == k.caseKey {
 						text := n.Text
 						if when != "" {
-							text = fmt.Sprintf("%s (%s, %s)", n.Text, n.Target, when)
-						} else {
-							text = fmt.Sprintf("%s (%s)", n.Text, n.Target)
+							text = fmt.Sprintf("%s (%s)", n.Text, when)
 						}
 						r.Values[ti].notes = append(r.Values[ti].notes, text)
 						placed = true
@@ -709,7 +707,11 @@ func formatSummary(s compare.Summary, m compare.Metric) string {
 		return compare.FormatSummary(s, m)
 	}
 	out := compare.FormatValue(s.Center, m.Unit)
-	if s.HasCI() && s.PctRange != "" && s.PctRange != "∞" && s.PctRange != "?" {
+	switch {
+	case !s.HasCI() || s.PctRange == "" || s.PctRange == "∞" || s.PctRange == "?":
+	case s.PctRange == "0%":
+		out += " ± <1 %"
+	default:
 		out += " ± " + strings.Replace(s.PctRange, "%", " %", 1)
 	}
 	return out
