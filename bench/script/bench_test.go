@@ -1,6 +1,7 @@
 package script
 
 import (
+	"fmt"
 	"testing"
 )
 
@@ -136,6 +137,66 @@ func BenchmarkParseTPCB(b *testing.B) {
 	for b.Loop() {
 		if _, err := bi.Parse(nil); err != nil {
 			b.Fatal(err)
+		}
+	}
+}
+
+// TestConcurrentClients runs clients in parallel on shared scripts, as the
+// engine does; run it with -race.
+func TestConcurrentClients(t *testing.T) {
+	syms := NewSymbols()
+	var scripts []*Script
+	for _, b := range Builtins() {
+		s, err := b.Parse(syms)
+		if err != nil {
+			t.Fatal(err)
+		}
+		scripts = append(scripts, s)
+	}
+	gs, err := Parse("g.sql", "select 1 as x \\gset\n\\set y :x + 1\n", syms)
+	if err != nil {
+		t.Fatal(err)
+	}
+	syms.Freeze()
+	if _, err := Parse("late.sql", "select 1;", syms); err == nil {
+		t.Error("Parse accepted a frozen symbol table")
+	}
+	rr := DeriveRunRandom(7, 4, 4, false)
+	done := make(chan error, 4)
+	for c := 0; c < 4; c++ {
+		go func(c int) {
+			vars := NewVariables(syms)
+			_ = vars.DefineInt("startup", "scale", 10)
+			// client_id is read by no script: it is dropped, and the
+			// shared table is not modified.
+			if err := vars.DefineInt("startup", "client_id", int64(c)); err != nil || vars.IsDefined("client_id") {
+				done <- fmt.Errorf("client_id: %v", err)
+				return
+			}
+			rng := rr.Clients[c]
+			env := &Env{Vars: vars, Rand: &rng}
+			choose := rr.Threads[c].Choose
+			for i := 0; i < 2000; i++ {
+				s := scripts[ChooseScript(&choose, []int{1, 1, 1}, 3)]
+				if _, err := runOnce(s, env); err != nil {
+					done <- err
+					return
+				}
+				if err := vars.StoreColumn("gset", "", "x", []byte("41")); err != nil {
+					done <- err
+					return
+				}
+				if _, err := runOnce(gs, env); err != nil {
+					done <- err
+					return
+				}
+			}
+			done <- nil
+		}(c)
+	}
+	for c := 0; c < 4; c++ {
+		if err := <-done; err != nil {
+			t.Fatal(err)
 		}
 	}
 }

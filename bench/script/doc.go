@@ -48,8 +48,12 @@
 // distributions use Go's math library, whose last-bit rounding of exp, log,
 // pow and sin may rarely differ from glibc's).
 //
-// All this set-up mutates Symbols and must be finished before clients run;
-// afterwards Symbols is read-only and safe to share.
+// All this set-up may add names to Symbols; then call syms.Freeze() and
+// start the clients. A frozen table is read-only and safe to share; on it,
+// Define* and StoreColumn for a name no script reads just check the name and
+// drop the value. Scripts, Commands and Exprs are read-only after Parse and
+// are shared by all clients; Variables, Env, PRNG and CondStack are per
+// client.
 //
 // # Running commands
 //
@@ -74,11 +78,13 @@
 //     ShellLaunchError. MetaSetshell: the same, then SetShellResult(vars,
 //     stdout).
 //   - MetaStartPipeline / MetaSyncPipeline / MetaEndPipeline: the engine's
-//     pipeline handling, with pgbench's run-time messages "cannot use
-//     pipeline mode with the simple query protocol", "already in pipeline
-//     mode", "not in pipeline mode"; in prepared mode pgbench prepares every
-//     command up to the next \endpipeline before entering the pipeline
-//     (PipelineEnd gives that index).
+//     pipeline handling; its run-time failures are PipelineError with the
+//     Reason* constants ("cannot use pipeline mode with the simple query
+//     protocol", "already in pipeline mode", "not in pipeline mode", ...),
+//     also for an SQL command with \gset or \aset inside a pipeline. In
+//     prepared mode pgbench prepares every command up to the next
+//     \endpipeline before entering the pipeline (PipelineEnd gives that
+//     index).
 //
 // Run-time failures of meta-commands are *ExecError: pgbench logs Detail
 // (when not empty) and then the line from AbortMessage, e.g.

@@ -279,3 +279,29 @@ func strtolEnd(s []byte) int {
 	}
 	return i
 }
+
+// Run-time pipeline failures, as pgbench reports them with no detail line:
+// "client N aborted in command M (<command>) of script S; <reason>".
+const (
+	ReasonPipelineSimple  = "cannot use pipeline mode with the simple query protocol"
+	ReasonAlreadyPipeline = "already in pipeline mode"
+	ReasonNotInPipeline   = "not in pipeline mode"
+	ReasonEnterPipeline   = "failed to enter pipeline mode"
+	ReasonPipelineSync    = "failed to send a pipeline sync"
+	ReasonGsetInPipeline  = "\\gset is not allowed in pipeline mode"
+	ReasonAsetInPipeline  = "\\aset is not allowed in pipeline mode"
+)
+
+// PipelineError returns the *ExecError pgbench reports for a pipeline
+// failure of this command: a pipeline meta-command with one of the Reason
+// constants above, or an SQL command with \gset or \aset run inside a
+// pipeline (its reason is chosen from the command).
+func (c *Command) PipelineError(reason string) *ExecError {
+	switch c.Meta {
+	case MetaGset:
+		return &ExecError{Command: "gset", Reason: ReasonGsetInPipeline}
+	case MetaAset:
+		return &ExecError{Command: "aset", Reason: ReasonAsetInPipeline}
+	}
+	return &ExecError{Command: c.Meta.String(), Reason: reason}
+}

@@ -398,3 +398,41 @@ func TestCondStack(t *testing.T) {
 		t.Error("reset")
 	}
 }
+
+func TestPipelineErrors(t *testing.T) {
+	s, err := Parse("p.sql", "\\startpipeline\nselect 1 \\gset f\nselect 2 \\aset\n\\syncpipeline\n\\endpipeline\n", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The messages of pgbench's TAP tests for pipelines.
+	for i, want := range []string{
+		"client 0 aborted in command 0 (startpipeline) of script 0; already in pipeline mode",
+		"client 0 aborted in command 1 (gset) of script 0; \\gset is not allowed in pipeline mode",
+		"client 0 aborted in command 2 (aset) of script 0; \\aset is not allowed in pipeline mode",
+		"client 0 aborted in command 3 (syncpipeline) of script 0; not in pipeline mode",
+		"client 0 aborted in command 4 (endpipeline) of script 0; not in pipeline mode",
+	} {
+		reason := ReasonNotInPipeline
+		if i == 0 {
+			reason = ReasonAlreadyPipeline
+		}
+		if got := s.Commands[i].PipelineError(reason).AbortMessage(0, i, 0); got != want {
+			t.Errorf("command %d: %q, want %q", i, got, want)
+		}
+	}
+}
+
+func TestLineNumbers(t *testing.T) {
+	text := strings.Repeat("select 1;\n\\set a 1\n\n", 2000) + "\\set b 1 +\n"
+	_, err := Parse("l.sql", text, nil)
+	var se *SyntaxError
+	if !errors.As(err, &se) || se.Line != 6001 {
+		t.Fatalf("error %v", err)
+	}
+	s, _ := Parse("l.sql", strings.Repeat("select 1;\n\\set a 1\n\n", 2000), nil)
+	for i, c := range s.Commands {
+		if want := 3*(i/2) + 1 + i%2; c.Line != want {
+			t.Fatalf("command %d at line %d, want %d", i, c.Line, want)
+		}
+	}
+}

@@ -1,6 +1,7 @@
 package script
 
 import (
+	"errors"
 	"strings"
 )
 
@@ -130,7 +131,7 @@ type Script struct {
 // creates a new table (Script.Symbols).
 //
 // Errors are *SyntaxError, *ConditionError or *EmptyScriptError, whose
-// texts are pgbench's. Like pgbench (which reads a script as a C string),
+// texts are pgbench's (and an error if syms is frozen). Like pgbench (which reads a script as a C string),
 // the text ends at its first NUL byte.
 func Parse(source, text string, syms *Symbols) (*Script, error) {
 	if i := strings.IndexByte(text, 0); i >= 0 {
@@ -138,6 +139,9 @@ func Parse(source, text string, syms *Symbols) (*Script, error) {
 	}
 	if syms == nil {
 		syms = NewSymbols()
+	}
+	if syms.Frozen() {
+		return nil, errors.New("script: cannot parse with a frozen symbol table")
 	}
 	p := &scriptParser{src: text, source: source, syms: syms, sc: sqlScanner{src: text}}
 	s := &Script{Source: source, Symbols: syms}
@@ -151,7 +155,7 @@ func Parse(source, text string, syms *Symbols) (*Script, error) {
 		}
 		if sr == scanBackslash {
 			backslash := p.sc.pos - 1
-			lineno := 1 + strings.Count(text[:backslash], "\n")
+			lineno := p.lineAt(backslash)
 			cmd, err := p.backslashCommand(backslash, lineno)
 			if err != nil {
 				return nil, err
@@ -206,6 +210,22 @@ type scriptParser struct {
 	source string
 	syms   *Symbols
 	sc     sqlScanner
+	// lineAt's memo: the line of offset linePos. Offsets asked for only
+	// grow, so counting newlines stays linear in the script's size.
+	linePos, line int
+}
+
+// lineAt returns the 1-based line of offset pos; pos must not decrease
+// between calls.
+func (p *scriptParser) lineAt(pos int) int {
+	if p.line == 0 {
+		p.line = 1
+	}
+	if pos > p.linePos {
+		p.line += strings.Count(p.src[p.linePos:pos], "\n")
+		p.linePos = pos
+	}
+	return p.line
 }
 
 // sqlCommand makes an SQL command from the scanned text, or returns nil if
@@ -258,7 +278,7 @@ func (p *scriptParser) lineOfText(start int) int {
 			break
 		}
 	}
-	return 1 + strings.Count(s[:min(i, len(s))], "\n")
+	return p.lineAt(min(i, len(s)))
 }
 
 // chomp drops trailing newlines and carriage returns.

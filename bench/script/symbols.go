@@ -7,22 +7,36 @@ package script
 // default_seed, -D variables) through Variables.Define* or Intern.
 //
 // Symbols is not safe for concurrent modification: build it completely
-// (parse all scripts, define all variables) before clients start; afterwards
-// it is only read, which is safe from any number of goroutines.
+// (parse all scripts, define the run's variables) and call Freeze before
+// clients start. A frozen table never changes, so it is safe to share; names
+// it lacks are then read by no script, and assigning them (Variables'
+// Define* and StoreColumn) only checks the name and drops the value.
 type Symbols struct {
-	names []string
-	index map[string]int
+	names  []string
+	index  map[string]int
+	frozen bool
 }
+
+// Freeze makes the table read-only: Intern no longer adds names and Parse
+// refuses it.
+func (s *Symbols) Freeze() { s.frozen = true }
+
+// Frozen reports whether Freeze was called.
+func (s *Symbols) Frozen() bool { return s.frozen }
 
 // NewSymbols returns an empty symbol table.
 func NewSymbols() *Symbols {
 	return &Symbols{index: make(map[string]int)}
 }
 
-// Intern returns the slot of name, adding the name if it is new.
+// Intern returns the slot of name, adding the name if it is new. On a
+// frozen table it returns -1 for a new name.
 func (s *Symbols) Intern(name string) int {
 	if slot, ok := s.index[name]; ok {
 		return slot
+	}
+	if s.frozen {
+		return -1
 	}
 	slot := len(s.names)
 	s.names = append(s.names, name)

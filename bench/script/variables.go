@@ -208,6 +208,8 @@ func (e *VarNameError) Error() string {
 
 // define finds or creates the named variable as pgbench's
 // lookupCreateVariable: the name is checked only when the variable is new.
+// On a frozen symbol table a name that no script reads gets slot -1, and
+// the value is dropped.
 func (v *Variables) define(context, name string) (int, error) {
 	if slot, ok := v.syms.Lookup(name); ok && v.Defined(slot) {
 		return slot, nil
@@ -219,8 +221,8 @@ func (v *Variables) define(context, name string) (int, error) {
 }
 
 // DefineString assigns a string by name as pgbench's putVariable (used for
-// -D with context "option"). The name is added to the symbol table if
-// needed, so it must be called before clients run.
+// -D with context "option"). Before the symbol table is frozen the name is
+// added to it if needed, so that scripts parsed later can read it.
 func (v *Variables) DefineString(context, name, value string) error {
 	slot, err := v.define(context, name)
 	if err != nil {
