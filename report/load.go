@@ -3,11 +3,16 @@ package report
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 
 	"github.com/pglab/pglab/results"
 )
+
+// ErrRunTwice is wrapped by the error of Load when two references name the
+// same run.
+var ErrRunTwice = errors.New("run named twice")
 
 // Load reads the runs named by refs from store into a Dataset: one run, or
 // several runs compared, whose targets all become columns of the report in
@@ -34,12 +39,12 @@ func Load(ctx context.Context, store *results.Store, refs ...string) (*Dataset, 
 	var runs []loaded
 	seen := map[string]string{}
 	for _, ref := range refs {
-		rec, err := store.Run(ctx, ref)
+		rec, err := lookupRun(ctx, store, ref)
 		if err != nil {
 			return nil, err
 		}
 		if prev, dup := seen[rec.ID]; dup {
-			return nil, fmt.Errorf("run %s is named twice (%q and %q)", rec.ID, prev, ref)
+			return nil, fmt.Errorf("%w: %q and %q are both run %s", ErrRunTwice, prev, ref, rec.ID)
 		}
 		seen[rec.ID] = ref
 		l := loaded{rec: rec}
@@ -140,6 +145,36 @@ func Load(ctx context.Context, store *results.Store, refs ...string) (*Dataset, 
 		}
 	}
 	return d, nil
+}
+
+// lookupRun finds a run by what results.Store.Run takes, or else by the
+// short ID reports show ("c3d4" for "20261130-100000-c3d4").
+func lookupRun(ctx context.Context, store *results.Store, ref string) (results.RunRecord, error) {
+	rec, err := store.Run(ctx, ref)
+	if err == nil || !errors.Is(err, results.ErrNotFound) || ref == "" || strings.Contains(ref, "-") {
+		return rec, err
+	}
+	runs, lerr := store.Runs(ctx, results.RunFilter{})
+	if lerr != nil {
+		return rec, err
+	}
+	var found []results.RunRecord
+	for _, r := range runs {
+		if strings.HasSuffix(r.ID, "-"+ref) {
+			found = append(found, r)
+		}
+	}
+	switch len(found) {
+	case 0:
+		return rec, err
+	case 1:
+		return found[0], nil
+	}
+	ids := make([]string, len(found))
+	for i, r := range found {
+		ids[i] = r.ID
+	}
+	return rec, fmt.Errorf("%w: %q ends %s", results.ErrAmbiguous, ref, strings.Join(ids, ", "))
 }
 
 // addStudy adds a study's description; a study already described by an

@@ -1,0 +1,116 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/pglab/pglab/report"
+	"github.com/pglab/pglab/results"
+	"github.com/spf13/cobra"
+)
+
+func init() { register(30, newReportCmd) }
+
+func newReportCmd(env *Env) *cobra.Command {
+	var format, out, store string
+	var alpha float64
+	cmd := &cobra.Command{
+		Use:   "report [RUN_ID ...] [--format md|html|json|csv|text] [--out FILE|DIR] [--store PATH]",
+		Short: "Render stored results as Markdown, HTML, JSON or CSV; two runs or more side by side",
+		Long: `Render a stored run again — by default the newest ("last") — from the results store,
+without touching any server. A run is named by its ID or an unambiguous prefix of it
+(see 'pglab runs'). Name two runs or more to compare them: their targets become the
+columns of one report (a target name found in several runs gets the run's short ID in
+front, e.g. "c3d4/pg17"), each compared with the first.
+
+Formats: md (Markdown, the default), html (one self-contained page with charts),
+json (every figure and comparison, for tools), csv (one row per measurement, for
+spreadsheets), text (the tables 'pglab study' prints).
+
+--out FILE writes one file, its format taken from --format or the file's extension;
+--out DIR (an existing directory, or a name ending in /) writes report.md,
+report.html and report.json into it, or report.<ext> of the --format given.`,
+		Example: `  pglab report
+  pglab report 20261130-105022 --format html --out report.html
+  pglab report last --out ./pglab-report/
+  pglab report 8bd3 c3d4 --format md
+  pglab report --format csv > measurements.csv`,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			var formats []report.Format
+			if cmd.Flags().Changed("format") {
+				f, err := report.ParseFormat(format)
+				if err != nil {
+					return badInput("--format: %v", err)
+				}
+				formats = []report.Format{f}
+			}
+			if cmd.Flags().Changed("alpha") && (!(alpha > 0) || alpha >= 1) {
+				return badInput("--alpha must be between 0 and 1 (exclusive): got %g", alpha)
+			}
+			for _, a := range args {
+				if strings.TrimSpace(a) == "" {
+					return badInput("an empty run ID was given")
+				}
+			}
+			toDir := false
+			if out != "" {
+				if fi, err := os.Stat(out); err == nil && fi.IsDir() || strings.HasSuffix(out, "/") || strings.HasSuffix(out, string(os.PathSeparator)) {
+					toDir = true
+				} else if formats == nil {
+					f, ok := report.FormatOfFile(out)
+					if !ok {
+						return badInput("--out %s: cannot tell the format from the file name: name it .md, .html, .json, .csv or .txt, or give --format", out)
+					}
+					formats = []report.Format{f}
+				}
+				if !toDir {
+					if fi, err := os.Stat(filepath.Dir(out)); err != nil || !fi.IsDir() {
+						return badInput("--out %s: directory %s does not exist", out, filepath.Dir(out))
+					}
+				}
+			}
+			st, err := results.OpenReadOnly(env.Ctx, store)
+			if err != nil {
+				return badInput("%v", err)
+			}
+			defer st.Close()
+			d, err := report.Load(env.Ctx, st, args...)
+			if err != nil {
+				if errors.Is(err, results.ErrNotFound) || errors.Is(err, results.ErrAmbiguous) || errors.Is(err, report.ErrRunTwice) {
+					return badInput("%v", err)
+				}
+				return err
+			}
+			d.Alpha = alpha
+			switch {
+			case toDir:
+				paths, err := report.WriteDir(out, d, formats...)
+				if err != nil {
+					return err
+				}
+				fmt.Fprintf(env.Stdout, "wrote %s\n", strings.Join(paths, ", "))
+			case out != "":
+				if err := report.WriteFile(out, d, formats[0]); err != nil {
+					return err
+				}
+				fmt.Fprintf(env.Stdout, "wrote %s\n", out)
+			default:
+				f := report.Markdown
+				if formats != nil {
+					f = formats[0]
+				}
+				return report.Write(env.Stdout, d, f)
+			}
+			return nil
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&format, "format", "md", "output format: md, html, json, csv or text")
+	f.StringVar(&out, "out", "", "write to this file, or into this directory (report.md, report.html, report.json)")
+	f.StringVar(&store, "store", "", "results store: an SQLite file path or a postgres:// DSN (default "+defaultStoreText()+")")
+	f.Float64Var(&alpha, "alpha", 0, "significance level of the comparisons (default: the run's, else 0.05)")
+	return cmd
+}
