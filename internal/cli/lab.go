@@ -64,6 +64,9 @@ type targetSpec struct {
 	named   string               // instance of 'pglab pg start'
 	// settings of this managed server on top of --set (compare --config).
 	settings []pgserver.Setting
+	// optional settings were chosen by pglab (a study's variant): one the
+	// server refuses is left out with a note instead of failing the run.
+	optional []pgserver.Setting
 }
 
 // lab is the set-up around a run: validated inputs, the servers, the store.
@@ -76,6 +79,8 @@ type lab struct {
 
 	owned   []*pgserver.Instance
 	Targets []*study.Target
+	// Notes are remarks about the set-up (settings left out).
+	Notes []string
 	Store   *results.Store
 	Run     *results.Run
 }
@@ -191,13 +196,27 @@ func (l *lab) open(ctx context.Context, kind results.Kind, extra any) (err error
 			if err != nil {
 				return err
 			}
-			inst, serr := pgserver.Start(ctx, pgserver.Options{
-				Binaries:  b,
-				Name:      s.name,
-				Checksums: l.checksums,
-				Settings:  pgserver.MergeSettings(l.settings, s.settings...),
-				Progress:  l.env.progress(),
-			})
+			optional := s.optional
+			var inst *pgserver.Instance
+			var serr error
+			for {
+				inst, serr = pgserver.Start(ctx, pgserver.Options{
+					Binaries:  b,
+					Name:      s.name,
+					Checksums: l.checksums,
+					Settings:  pgserver.MergeSettings(pgserver.MergeSettings(l.settings, optional...), s.settings...),
+					Progress:  l.env.progress(),
+				})
+				var se *pgserver.SettingError
+				if serr == nil || !errors.As(serr, &se) || !containsSetting(optional, se.Setting) {
+					break
+				}
+				optional = removeSetting(optional, se.Setting.Name)
+				l.Notes = append(l.Notes, fmt.Sprintf("%s: left out %s, which this server refuses (%s)", s.name, se.Setting, se.Message))
+				if p := l.env.progress(); p != nil {
+					p(l.Notes[len(l.Notes)-1])
+				}
+			}
 			if serr != nil {
 				var se *pgserver.SettingError
 				if errors.As(serr, &se) {
@@ -293,4 +312,56 @@ func fileOrEmpty(p string) string {
 		return ""
 	}
 	return p
+}
+
+// expandVariants replaces each managed version by one server per variant
+// of a study that compares configurations (study.Configurer).
+func (l *lab) expandVariants(c study.Configurer, p study.Params) ([]study.Variant, error) {
+	var out []targetSpec
+	var all []study.Variant
+	versions := 0
+	for _, s := range l.specs {
+		if s.dsn == "" && s.named == "" {
+			versions++
+		}
+	}
+	for _, s := range l.specs {
+		if s.dsn != "" || s.named != "" {
+			return nil, badInput("this study compares configurations of managed servers: use --versions, not --target %s", s.name)
+		}
+		vs, err := c.Variants(p, s.version.Major)
+		if err != nil {
+			return nil, badInput("%v", err)
+		}
+		for _, v := range vs {
+			name := v.Name
+			if versions > 1 {
+				name = s.name + "-" + v.Name
+			}
+			out = append(out, targetSpec{name: name, version: s.version, settings: s.settings, optional: v.Settings})
+			v.Name = name
+			all = append(all, v)
+		}
+	}
+	l.specs = out
+	return all, nil
+}
+
+func containsSetting(list []pgserver.Setting, s pgserver.Setting) bool {
+	for _, x := range list {
+		if x.Name == s.Name && x.Value == s.Value {
+			return true
+		}
+	}
+	return false
+}
+
+func removeSetting(list []pgserver.Setting, name string) []pgserver.Setting {
+	var out []pgserver.Setting
+	for _, x := range list {
+		if x.Name != name {
+			out = append(out, x)
+		}
+	}
+	return out
 }

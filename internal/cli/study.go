@@ -67,6 +67,20 @@ Studies:
 				return err
 			}
 			extra := map[string]any{"study": info.Name, "params": pv.Text(), "quick": quick, "reps": reps, "checksums": l.checksums}
+			if c, ok := st.(study.Configurer); ok {
+				variants, err := l.expandVariants(c, pv)
+				if err != nil {
+					return err
+				}
+				notes := map[string]string{}
+				for _, v := range variants {
+					notes[v.Name] = v.Note
+					if p := env.progress(); p != nil {
+						p(fmt.Sprintf("%s: %s", v.Name, v.Note))
+					}
+				}
+				extra["variants"] = notes
+			}
 			if err := l.open(env.Ctx, results.KindStudy, extra); err != nil {
 				return err
 			}
@@ -85,6 +99,9 @@ Studies:
 				} else {
 					fmt.Fprintf(env.Stdout, "%s — %s (%s)\n%d repetition(s); run %s stored in %s\n", info.Name, info.Title, info.Source, out.Reps, runID, l.storeLocation())
 					writeTargetsLine(env.Stdout, targets)
+					for _, n := range l.Notes {
+						fmt.Fprintf(env.Stdout, "  note: %s\n", n)
+					}
 					ds := &report.Dataset{Targets: targets, Measurements: out.Measurements}
 					for _, n := range out.Notes {
 						ds.Notes = append(ds.Notes, report.Note{Study: out.Study, Case: n.Case.Labels, Target: n.Target, Text: n.Text, Outcome: n.Outcome})
