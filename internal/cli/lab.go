@@ -81,8 +81,8 @@ type lab struct {
 	Targets []*study.Target
 	// Notes are remarks about the set-up (settings left out).
 	Notes []string
-	Store   *results.Store
-	Run     *results.Run
+	Store *results.Store
+	Run   *results.Run
 }
 
 // parseLab validates the target flags without touching any server or file.
