@@ -118,6 +118,4 @@
 //   - Where pgbench's C has undefined behaviour, this package does what
 //     pgbench does on x86-64 Linux: shift counts are taken modulo 64,
 //     abs(true) is the denormal double 5e-324, NaN converts to INT64_MIN.
-//   - bison's "memory exhausted" for very deep nesting is approximated by a
-//     nesting limit of 10000.
 package script

@@ -19,6 +19,9 @@ const (
 // result. Errors are *ExecError as pgbench reports them. It does not
 // allocate for numeric results.
 func (c *Command) ExecSet(env *Env) error {
+	if c.Meta != MetaSet || c.Type != MetaCommand {
+		return c.misuse("ExecSet")
+	}
 	v, err := c.expr.Eval(env)
 	if err != nil {
 		return &ExecError{Detail: err.Error(), Command: c.Args[0], Reason: ReasonEvaluation}
@@ -34,11 +37,23 @@ func (c *Command) ExecSet(env *Env) error {
 // EvalCondition evaluates the expression of an \if or \elif and returns its
 // truth (NULL and zero are false). Errors are *ExecError.
 func (c *Command) EvalCondition(env *Env) (bool, error) {
+	if (c.Meta != MetaIf && c.Meta != MetaElif) || c.Type != MetaCommand {
+		return false, c.misuse("EvalCondition")
+	}
 	v, err := c.expr.Eval(env)
 	if err != nil {
 		return false, &ExecError{Detail: err.Error(), Command: c.Args[0], Reason: ReasonEvaluation}
 	}
 	return v.Truth(), nil
+}
+
+// misuse reports a helper called on the wrong kind of command.
+func (c *Command) misuse(fn string) error {
+	what := "SQL command"
+	if c.Type == MetaCommand {
+		what = "\\" + c.Meta.String() + " command"
+	}
+	return fmt.Errorf("script: %s called on a %s", fn, what)
 }
 
 // sleepSpec is a parsed \sleep argument.
@@ -114,6 +129,9 @@ func atoi[T ~string | ~[]byte](s T) int32 {
 // 32-bit int, so huge delays wrap around and may be negative (no sleep).
 // Errors are *ExecError (undefined variable, a value that is not a number).
 func (c *Command) SleepMicros(vars *Variables) (int64, error) {
+	if c.Meta != MetaSleep || c.Type != MetaCommand {
+		return 0, c.misuse("SleepMicros")
+	}
 	sp := &c.sleep
 	usec := sp.lit
 	if sp.isVar {
@@ -182,6 +200,9 @@ func (c *Command) ShellVariable() string {
 // The engine runs the line with "/bin/sh -c" (C's system() or popen()).
 // Errors are *ExecError: an undefined variable or a line too long.
 func (c *Command) ShellCommand(vars *Variables) (string, error) {
+	if (c.Meta != MetaShell && c.Meta != MetaSetshell) || c.Type != MetaCommand {
+		return "", c.misuse("ShellCommand")
+	}
 	name := c.ShellName()
 	var b []byte
 	for i, a := range c.shell {
@@ -232,6 +253,9 @@ func (c *Command) ShellLaunchError() *ExecError {
 // Errors are *ExecError: no output, not an integer, or an invalid variable
 // name.
 func (c *Command) SetShellResult(vars *Variables, output []byte) error {
+	if c.Meta != MetaSetshell || c.Type != MetaCommand {
+		return c.misuse("SetShellResult")
+	}
 	name := c.ShellName()
 	if len(output) == 0 {
 		return c.shellErr(fmt.Sprintf("%s: could not read result of shell command", name))

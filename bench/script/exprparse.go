@@ -386,22 +386,36 @@ const (
 	precAdd    = 7
 	precMul    = 8
 	precUnary  = 9
-	maxDepth   = 10000 // bison's YYMAXDEPTH, approximated by nesting depth
+	maxDepth   = 10000 // bison's YYMAXDEPTH
 	defaultVar = "default_seed"
 )
 
 // exprParser is a precedence-climbing parser that accepts exactly the
 // language of exprparse.y and reports errors at the same positions as the
 // bison parser: semantic checks (unknown function, argument counts) run at
-// the points where bison reduces without reading a lookahead token.
+// the points where bison reduces without reading a lookahead token. It also
+// counts the entries bison's LR stack would hold (stack: one per shifted
+// token, minus the right-hand sides of reductions), to fail with "memory
+// exhausted" where bison does (YYMAXDEPTH).
 type exprParser struct {
 	lx    *exprLexer
 	syms  *Symbols
 	tok   token
 	have  bool // tok holds an unconsumed lookahead
 	err   *lexError
-	depth int
+	stack int
 }
+
+// push records a state pushed on bison's stack.
+func (p *exprParser) push() {
+	p.stack++
+	if p.stack >= maxDepth {
+		p.failHere("memory exhausted", "")
+	}
+}
+
+// reduce records a reduction of a rule with n symbols to one.
+func (p *exprParser) reduce(n int) { p.stack -= n - 1 }
 
 func (p *exprParser) failed() bool { return p.err != nil }
 
@@ -424,9 +438,11 @@ func (p *exprParser) peek() token {
 	return p.tok
 }
 
+// consume shifts the lookahead token.
 func (p *exprParser) consume() token {
 	t := p.peek()
 	p.have = false
+	p.push()
 	return t
 }
 
@@ -438,11 +454,12 @@ func (p *exprParser) expect(k tokKind) bool {
 		return false
 	}
 	p.consume()
-	return true
+	return !p.failed()
 }
 
 // parseTop parses a whole expression followed by the end of the command.
 func (p *exprParser) parseTop() *node {
+	p.stack = 1 // bison's initial state
 	n := p.parseExpr(0)
 	if p.failed() {
 		return nil
@@ -511,13 +528,6 @@ func (p *exprParser) variable(name string) *node {
 }
 
 func (p *exprParser) parseExpr(minPrec int) *node {
-	p.depth++
-	defer func() { p.depth-- }()
-	if p.depth > maxDepth {
-		p.peek()
-		p.failHere("memory exhausted", "")
-		return nil
-	}
 	lhs := p.parsePrefix()
 	lastNonassoc := 0
 	for !p.failed() {
@@ -534,11 +544,16 @@ func (p *exprParser) parseExpr(minPrec int) *node {
 			return nil
 		}
 		p.consume()
+		if p.failed() {
+			return nil
+		}
 		lastNonassoc = 0
 		switch t.kind {
 		case tIsNull:
+			p.reduce(2)
 			lhs = makeOp(opIs, lhs, nullConst())
 		case tNotNull:
+			p.reduce(2)
 			lhs = makeOp(opNot, makeOp(opIs, lhs, nullConst()))
 		case tIs:
 			lhs = p.parseIs(lhs)
@@ -547,6 +562,7 @@ func (p *exprParser) parseExpr(minPrec int) *node {
 			if p.failed() {
 				return nil
 			}
+			p.reduce(3)
 			if swap {
 				lhs = makeOp(op, rhs, lhs)
 			} else {
@@ -572,6 +588,10 @@ func (p *exprParser) parseIs(lhs *node) *node {
 		p.consume()
 		t = p.peek()
 	}
+	n := 3 // expr IS x
+	if negate {
+		n = 4 // expr IS NOT x
+	}
 	if p.failed() {
 		return nil
 	}
@@ -586,11 +606,15 @@ func (p *exprParser) parseIs(lhs *node) *node {
 		return nil
 	}
 	p.consume()
-	n := makeOp(opIs, lhs, rhs)
-	if negate {
-		n = makeOp(opNot, n)
+	if p.failed() {
+		return nil
 	}
-	return n
+	p.reduce(n)
+	is := makeOp(opIs, lhs, rhs)
+	if negate {
+		is = makeOp(opNot, is)
+	}
+	return is
 }
 
 func (p *exprParser) parsePrefix() *node {
@@ -598,63 +622,93 @@ func (p *exprParser) parsePrefix() *node {
 	if p.failed() {
 		return nil
 	}
+	// prefix parses the operand of a prefix operator and reduces
+	// "op expr".
+	prefix := func(minPrec int) *node {
+		operand := p.parseExpr(minPrec)
+		if p.failed() {
+			return nil
+		}
+		p.reduce(2)
+		return operand
+	}
 	switch t.kind {
 	case tLParen:
 		p.consume()
+		if p.failed() {
+			return nil
+		}
 		n := p.parseExpr(0)
 		if p.failed() || !p.expect(tRParen) {
 			return nil
 		}
+		p.reduce(3)
 		return n
 	case tPlus:
 		p.consume()
-		return p.parseExpr(precUnary + 1)
+		if p.failed() {
+			return nil
+		}
+		return prefix(precUnary + 1)
 	case tMinus:
 		p.consume()
+		if p.failed() {
+			return nil
+		}
 		if nt := p.peek(); nt.kind == tMaxIntPlusOne && !p.failed() {
 			p.consume()
+			if p.failed() {
+				return nil
+			}
+			p.reduce(2)
 			return intConst(math.MinInt64)
 		}
-		operand := p.parseExpr(precUnary + 1)
-		if p.failed() {
+		operand := prefix(precUnary + 1)
+		if operand == nil {
 			return nil
 		}
 		return makeOp(opSub, intConst(0), operand)
 	case tTilde:
 		p.consume()
-		operand := p.parseExpr(precBit + 1)
 		if p.failed() {
+			return nil
+		}
+		operand := prefix(precBit + 1)
+		if operand == nil {
 			return nil
 		}
 		return makeOp(opBitXor, intConst(-1), operand)
 	case tNot:
 		p.consume()
-		operand := p.parseExpr(precNot + 1)
 		if p.failed() {
 			return nil
 		}
+		operand := prefix(precNot + 1)
+		if operand == nil {
+			return nil
+		}
 		return makeOp(opNot, operand)
-	case tNull:
+	case tNull, tBool, tInt, tDouble, tVar, tFunc, tCase:
 		p.consume()
-		return nullConst()
-	case tBool:
-		p.consume()
-		return boolConst(t.bval)
-	case tInt:
-		p.consume()
-		return intConst(t.ival)
-	case tDouble:
-		p.consume()
-		return doubleConst(t.dval)
-	case tVar:
-		p.consume()
-		return p.variable(t.text)
-	case tFunc:
-		p.consume()
-		return p.parseCall(t.text)
-	case tCase:
-		p.consume()
-		return p.parseCase()
+		if p.failed() {
+			return nil
+		}
+		switch t.kind {
+		case tNull:
+			return nullConst()
+		case tBool:
+			return boolConst(t.bval)
+		case tInt:
+			return intConst(t.ival)
+		case tDouble:
+			return doubleConst(t.dval)
+		case tVar:
+			return p.variable(t.text)
+		case tFunc:
+			return p.parseCall(t.text)
+		default:
+			return p.parseCase()
+		}
 	}
 	p.syntaxError()
 	return nil
@@ -670,27 +724,32 @@ func (p *exprParser) parseCall(name string) *node {
 	if !p.expect(tLParen) {
 		return nil
 	}
-	p.depth++
-	defer func() { p.depth-- }()
 	var args []*node
 	if k := p.peek().kind; k != tRParen && k != tComma && !p.failed() {
-		a := p.parseExpr(0)
+		a := p.parseExpr(0) // reduced to elist
 		if p.failed() {
 			return nil
 		}
 		args = append(args, a)
+	} else if !p.failed() {
+		p.push() // the empty elist
 	}
 	for !p.failed() && p.peek().kind == tComma && !p.failed() {
 		p.consume()
+		if p.failed() {
+			return nil
+		}
 		a := p.parseExpr(0)
 		if p.failed() {
 			return nil
 		}
+		p.reduce(3) // elist ',' expr
 		args = append(args, a)
 	}
 	if p.failed() || !p.expect(tRParen) {
 		return nil
 	}
+	p.reduce(4) // function '(' elist ')'
 	// Argument counts are checked when "function ( elist )" is reduced,
 	// right after the closing parenthesis.
 	n := len(args)
@@ -727,7 +786,7 @@ func (p *exprParser) parseCall(name string) *node {
 
 func (p *exprParser) parseCase() *node {
 	var args []*node
-	for {
+	for first := true; ; first = false {
 		if !p.expect(tWhen) {
 			return nil
 		}
@@ -739,6 +798,11 @@ func (p *exprParser) parseCase() *node {
 		if p.failed() {
 			return nil
 		}
+		if first {
+			p.reduce(4) // WHEN expr THEN expr
+		} else {
+			p.reduce(5) // when_then_list WHEN expr THEN expr
+		}
 		args = append(args, cond, then)
 		if p.peek().kind != tWhen || p.failed() {
 			break
@@ -749,20 +813,23 @@ func (p *exprParser) parseCase() *node {
 	}
 	switch p.peek().kind {
 	case tEndKw:
-		p.consume()
+		if p.consume(); p.failed() {
+			return nil
+		}
+		p.reduce(3) // CASE when_then_list END
 		args = append(args, nullConst())
 	case tElse:
-		p.consume()
+		if p.consume(); p.failed() {
+			return nil
+		}
 		e := p.parseExpr(0)
 		if p.failed() || !p.expect(tEndKw) {
 			return nil
 		}
+		p.reduce(5) // CASE when_then_list ELSE expr END
 		args = append(args, e)
 	default:
 		p.syntaxError()
-		return nil
-	}
-	if p.failed() {
 		return nil
 	}
 	return &node{op: opCase, args: args}

@@ -436,3 +436,23 @@ func TestLineNumbers(t *testing.T) {
 		}
 	}
 }
+
+func TestHelpersOnWrongCommands(t *testing.T) {
+	s, env := parseOne(t, "select 1;\n\\sleep 1\n")
+	sql, sleep := s.Commands[0], s.Commands[1]
+	if err := sql.ExecSet(env); err == nil || err.Error() != "script: ExecSet called on a SQL command" {
+		t.Errorf("ExecSet on SQL: %v", err)
+	}
+	if _, err := sleep.EvalCondition(env); err == nil {
+		t.Error("EvalCondition on \\sleep")
+	}
+	if _, err := sql.SleepMicros(env.Vars); err == nil {
+		t.Error("SleepMicros on SQL")
+	}
+	if _, err := sleep.ShellCommand(env.Vars); err == nil {
+		t.Error("ShellCommand on \\sleep")
+	}
+	if err := sql.SetShellResult(env.Vars, []byte("1")); err == nil {
+		t.Error("SetShellResult on SQL")
+	}
+}

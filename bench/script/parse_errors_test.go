@@ -2,6 +2,7 @@ package script
 
 import (
 	"bytes"
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -259,5 +260,50 @@ func TestParseErrorsAgainstPgbench(t *testing.T) {
 		if got := pgbenchParseError(t, bin, dir, c.script); got != c.want {
 			t.Errorf("script %q: pgbench says\n%s\nthe table says\n%s", c.script, got, c.want)
 		}
+	}
+}
+
+// TestBisonStackLimit checks nesting limits against pgbench 15: for each
+// shape of expression, the smallest nesting n that fails with "memory
+// exhausted" (bison's YYMAXDEPTH of 10000 stack entries) and the caret
+// column pgbench prints.
+func TestBisonStackLimit(t *testing.T) {
+	shapes := []struct {
+		name   string
+		expr   func(n int) string
+		n, col int
+	}{
+		{"parentheses", func(n int) string { return strings.Repeat("(", n) + "1" + strings.Repeat(")", n) }, 9997, 10005},
+		{"unary minus", func(n int) string { return strings.Repeat("-", n) + "1" }, 9998, 10005},
+		{"nested sums", func(n int) string { return strings.Repeat("1+(", n) + "1" + strings.Repeat(")", n) }, 3333, 10005},
+		{"calls", func(n int) string { return strings.Repeat("abs(", n) + "1" + strings.Repeat(")", n) }, 4999, 20003},
+		{"second arguments", func(n int) string { return strings.Repeat("least(1,", n) + "1" + strings.Repeat(")", n) }, 2500, 20005},
+		{"not", func(n int) string { return strings.Repeat("not ", n) + "true" }, 9998, 40002},
+		{"case then", func(n int) string { return strings.Repeat("case when true then ", n) + "1" + strings.Repeat(" end", n) }, 2500, 50000},
+		{"case else", func(n int) string {
+			return strings.Repeat("case when true then 1 else ", n) + "1" + strings.Repeat(" end", n)
+		}, 3333, 89984},
+		{"empty calls", func(n int) string { return strings.Repeat("least(", n) + strings.Repeat(")", n) }, 4999, 30001},
+		{"is not null", func(n int) string { return strings.Repeat("(", n) + "1 is not null" + strings.Repeat(")", n) }, 9995, 10014},
+		{"products", func(n int) string { return strings.Repeat("1 + 2 * (", n) + "1" + strings.Repeat(")", n) }, 2000, 18004},
+	}
+	for _, sh := range shapes {
+		_, err := Parse("deep.sql", "\\set i "+sh.expr(sh.n-1)+"\n", nil)
+		var se *SyntaxError
+		if errors.As(err, &se) && se.Message == "memory exhausted" {
+			t.Errorf("%s: nesting %d already fails", sh.name, sh.n-1)
+		}
+		_, err = Parse("deep.sql", "\\set i "+sh.expr(sh.n)+"\n", nil)
+		if !errors.As(err, &se) || se.Message != "memory exhausted" || se.Column != sh.col || se.Command != "set" {
+			if se != nil {
+				t.Errorf("%s: nesting %d: %q at column %d, want memory exhausted at %d", sh.name, sh.n, se.Message, se.Column, sh.col)
+			} else {
+				t.Errorf("%s: nesting %d: %v", sh.name, sh.n, err)
+			}
+		}
+	}
+	// Left-associative chains do not grow the stack.
+	if _, err := Parse("deep.sql", "\\set i "+strings.Repeat("1 + ", 20000)+"1\n", nil); err != nil {
+		t.Errorf("long sum: %v", err)
 	}
 }
