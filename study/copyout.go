@@ -131,7 +131,7 @@ func (copyOut) Run(ctx context.Context, s *Session, c Case, rep int) error {
 	}
 	var w countingWriter
 	var rows int64
-	step, err := s.Measure(ctx, conn, func(ctx context.Context) error {
+	step, err := s.MeasureStep(ctx, "COPY", conn, func(ctx context.Context) error {
 		tag, err := conn.PgConn().CopyTo(ctx, &w, "COPY "+t.name+" TO STDOUT")
 		rows = tag.RowsAffected()
 		return err

@@ -18,6 +18,17 @@ type Step struct {
 	// across the step (WAL, fsyncs, buffers, I/O, commits), as observe
 	// names them.
 	Counters []observe.Metric
+	// OS is what the machine did during the step (local servers only).
+	OS *observe.OSSeries
+	// Waits is what the server's sessions waited on during the step.
+	Waits *observe.WaitProfile
+}
+
+// osMetrics are the OS figures recorded with every measured step.
+var osMetrics = map[string]bool{
+	"cpu_busy_pct": true, "cpu_user_pct": true, "cpu_sys_pct": true, "iowait_pct": true,
+	"disk_read_mb_s": true, "disk_write_mb_s": true, "disk_read_iops": true, "disk_write_iops": true,
+	"disk_read_mb_s_max": true, "disk_write_mb_s_max": true, "disk_util_pct": true,
 }
 
 // Counter returns a counter difference by name.
@@ -34,6 +45,17 @@ func (st *Step) Counter(name string) (float64, bool) {
 // (the runner then waits for their statistics to arrive). The counters are
 // stored as an artefact "counters" of the current case and repetition.
 func (s *Session) Measure(ctx context.Context, work *pgx.Conn, fn func(context.Context) error) (*Step, error) {
+	return s.MeasureStep(ctx, "step", work, fn)
+}
+
+// MeasureStep is Measure with the step's name for the bottleneck notes
+// ("scan", "run", "VACUUM"). While the step runs, the machine's CPU and
+// the data directory's disk are sampled (local servers), and so are the
+// server's wait events; their summaries are recorded as metrics of the
+// current case (cpu_busy_pct, iowait_pct, disk_read_mb_s, …,
+// wait_pct:EVENT), bottlenecks become notes, and the series are kept as
+// artefacts "os-series" and "waits".
+func (s *Session) MeasureStep(ctx context.Context, name string, work *pgx.Conn, fn func(context.Context) error) (*Step, error) {
 	obs, err := s.observer(ctx)
 	if err != nil {
 		return nil, err
@@ -42,11 +64,30 @@ func (s *Session) Measure(ctx context.Context, work *pgx.Conn, fn func(context.C
 	if err != nil {
 		return nil, fmt.Errorf("read server counters: %w", err)
 	}
+	sctx, stopSampling := context.WithCancel(ctx)
+	defer stopSampling()
+	var osSampler *observe.OSSampler
+	if s.Target.DataDir != "" {
+		osSampler = observe.StartOS(sctx, s.Target.DataDir, 0)
+	}
+	waits, werr := observe.StartWaitsConfig(sctx, s.Target.ConnConfig(), 0)
+	if werr != nil {
+		waits = nil
+	}
 	start := time.Now()
 	ferr := fn(ctx)
 	step := &Step{Elapsed: time.Since(start)}
+	if osSampler != nil {
+		step.OS, _ = osSampler.Stop()
+	}
+	if waits != nil {
+		step.Waits, _ = waits.Stop()
+	}
 	if ferr != nil {
 		return step, ferr
+	}
+	if err := s.recordSampling(ctx, name, step); err != nil {
+		return step, err
 	}
 	if work != nil {
 		err = observe.Flush(ctx, work)
@@ -97,4 +138,48 @@ func (s *Session) closeObserver() {
 	if c != nil {
 		c.Close(context.Background())
 	}
+}
+
+// recordSampling records the OS and wait-event summaries of a step, its
+// bottleneck notes, and the series as artefacts.
+func (s *Session) recordSampling(ctx context.Context, name string, step *Step) error {
+	if step.OS != nil {
+		for _, m := range step.OS.Metrics() {
+			if osMetrics[m.Name] {
+				s.Record(m.Name, m.Value, unitText(m.Unit))
+			}
+		}
+		for _, n := range observe.OSNotes(step.OS, name) {
+			s.Note("%s", n.Text)
+		}
+		if data, err := json.Marshal(step.OS); err == nil {
+			if err := s.Artefact(ctx, "os-series", "application/json", data); err != nil {
+				return err
+			}
+		}
+	}
+	if step.Waits != nil && step.Waits.Sessions > 0 {
+		for _, m := range step.Waits.Metrics(3) {
+			if m.Name != "wait_samples" {
+				s.Record(m.Name, m.Value, unitText(m.Unit))
+			}
+		}
+		for _, n := range observe.WaitNotes(step.Waits) {
+			s.Note("%s", n.Text)
+		}
+		if data, err := json.Marshal(step.Waits); err == nil {
+			if err := s.Artefact(ctx, "waits", "application/json", data); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// unitText maps observe's unit names to those reports format.
+func unitText(u string) string {
+	if u == "pct" {
+		return "%"
+	}
+	return u
 }

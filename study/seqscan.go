@@ -202,7 +202,7 @@ func (st seqScan) Run(ctx context.Context, s *Session, c Case, rep int) error {
 		}
 	}
 	var count int64
-	step, err := s.Measure(ctx, conn, func(ctx context.Context) error {
+	step, err := s.MeasureStep(ctx, "scan", conn, func(ctx context.Context) error {
 		return conn.QueryRow(ctx, "SELECT count(1) FROM "+seqScanTable).Scan(&count)
 	})
 	if err != nil {

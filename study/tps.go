@@ -149,7 +149,7 @@ func tpsRun(ctx context.Context, s *Session, clients int) error {
 		}
 	}
 	var res *bench.Result
-	step, err := s.Measure(ctx, nil, func(ctx context.Context) error {
+	step, err := s.MeasureStep(ctx, "run", nil, func(ctx context.Context) error {
 		var err error
 		res, err = bench.Run(ctx, cfg)
 		return err

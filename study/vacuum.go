@@ -104,7 +104,7 @@ func (vacuumStudy) Run(ctx context.Context, s *Session, c Case, rep int) error {
 		}
 	}
 	notices.Take()
-	step, err := s.Measure(ctx, conn, func(ctx context.Context) error {
+	step, err := s.MeasureStep(ctx, "VACUUM", conn, func(ctx context.Context) error {
 		_, err := conn.Exec(ctx, "VACUUM VERBOSE t_vacuum_test")
 		return err
 	})
