@@ -194,3 +194,34 @@ func absent(t *testing.T, m map[string]float64, names ...string) {
 		}
 	}
 }
+
+// TestDiffCheckpoint: a CHECKPOINT with dirty buffers shows on every
+// version, from pg_stat_bgwriter or pg_stat_checkpointer.
+func TestDiffCheckpoint(t *testing.T) {
+	for _, v := range testVersions() {
+		t.Run(v, func(t *testing.T) {
+			ctx := context.Background()
+			conn := pgtest.Connect(t, pgtest.CreateDB(t, pgtest.Shared(t, v)))
+			exec(t, conn, "CREATE TABLE t AS SELECT g FROM generate_series(1, 10000) g")
+			before, err := Snapshot(ctx, conn)
+			if err != nil {
+				t.Fatal(err)
+			}
+			exec(t, conn, "UPDATE t SET g = g + 1")
+			exec(t, conn, "CHECKPOINT")
+			// The checkpointer reports its counters after the command
+			// returns.
+			if err := Settle(ctx); err != nil {
+				t.Fatal(err)
+			}
+			after, err := Snapshot(ctx, conn)
+			if err != nil {
+				t.Fatal(err)
+			}
+			m := metricsOf(Diff(before, after))
+			inRange(t, m, "checkpoints", 1, 3)
+			inRange(t, m, "checkpoints_requested", 1, 3)
+			inRange(t, m, "checkpoint_buffers", 40, 1e6) // the table alone has 45 pages
+		})
+	}
+}
