@@ -398,8 +398,19 @@ func mdRule(w *bufio.Writer, n int) {
 func mdText(s string) string {
 	s = strings.ReplaceAll(s, "\r\n", " ")
 	s = strings.ReplaceAll(s, "\n", " ")
-	r := strings.NewReplacer(`\`, `\\`, "|", `\|`, "<", "&lt;", "*", `\*`, "`", "\\`", "[", `\[`, "]", `\]`)
+	r := strings.NewReplacer(`\`, `\\`, "|", `\|`, "*", `\*`, "`", "\\`", "[", `\[`, "]", `\]`)
 	s = r.Replace(s)
+	// "<" starts HTML only before a letter, "/", "!" or "?"; "<1 %" stays
+	// readable.
+	var h strings.Builder
+	for i := 0; i < len(s); i++ {
+		if s[i] == '<' && i+1 < len(s) && (isLetter(s[i+1]) || strings.IndexByte("/!?", s[i+1]) >= 0) {
+			h.WriteString("&lt;")
+			continue
+		}
+		h.WriteByte(s[i])
+	}
+	s = h.String()
 	// Underscores inside words do not start emphasis in GitHub's
 	// Markdown; at a word's edge they may.
 	var b strings.Builder
@@ -412,6 +423,8 @@ func mdText(s string) string {
 	}
 	return b.String()
 }
+
+func isLetter(c byte) bool { return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' }
 
 func isWordByte(c byte) bool {
 	return c == '_' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= 0x80
@@ -432,20 +445,61 @@ func mdCode(s string) string {
 	return fence + pad + strings.ReplaceAll(s, "|", `\|`) + pad + fence
 }
 
-// howToRead explains the figures, the marks and their limits.
+// howToRead explains the figures, the marks and their limits, as far as
+// the report has them.
 func (v *view) howToRead() []string {
 	a := formatAlpha(v.Alpha)
 	base := "the first target"
 	if len(v.Targets) > 0 {
 		base = "the first target (" + v.Targets[0].Name + ")"
 	}
-	return []string{
-		"Each figure is the median of the repetitions on one target. \"± 3 %\" is the half-width of the 95 % confidence interval of that median; it is left out when there are fewer than 6 repetitions, too few for such an interval.",
-		"Each change compares a target with " + base + " by the two-sided Mann-Whitney U test over the repetitions, as benchstat does. A change is printed only when p ≤ α = " + a + "; otherwise the cell shows ~. The figures in brackets are the test's p-value and the number of repetitions per target (n=5, or n=5+4 when they differ).",
-		"Times and rates that changed by a factor of 2 or more read \"5.7× faster\" or \"2.3× slower\"; other changes are percentages of the first target's median (\"−69 %\"), and values that are percentages change in percentage points (pp). \"better\" and \"worse\" follow each metric's direction: less time and less WAL are better, more throughput is better.",
-		"Counts that do not vary between repetitions (rows loaded, WAL records of a deterministic step) are compared exactly: = when equal, the difference otherwise, without a test.",
-		"~ means the repetitions could not tell the targets apart, not that they are equal. With fewer than 4 repetitions per target no difference can reach p ≤ 0.05 (the smallest p possible with 3 and 3 is 0.1), so a run with --quick or few repetitions shows ~ almost everywhere: repeat with more repetitions (--reps 6 or more) to decide.",
-		"At α = " + a + ", about one unchanged metric in " + fmt.Sprint(int(1/v.Alpha+0.5)) + " shows as a significant change by chance; trust a change more when related metrics agree (time and WAL, tps and latency).",
-		"Repetitions run interleaved (A B A B …) so that slow drifts of the machine affect every target alike. Marks such as ¹ point to the footnotes under each study: warnings about the statistics, and the study's own notes (bottlenecks such as a disk at its read ceiling).",
+	var tables, exact, matrix, compared bool
+	for _, s := range v.Studies {
+		if s.Matrix != nil {
+			matrix = true
+		}
+		if len(s.Targets) > 1 {
+			compared = true
+		}
+		rows := []*row{}
+		for _, t := range s.Tables {
+			rows = append(rows, t.Rows...)
+		}
+		if s.Others != nil {
+			rows = append(rows, s.Others.Rows...)
+		}
+		for _, r := range rows {
+			tables = true
+			if r.Res.Metric.Exact {
+				exact = true
+			}
+		}
 	}
+	var out []string
+	if tables {
+		out = append(out, "Each figure is the median of the repetitions on one target. \"± 3 %\" is the half-width of the 95 % confidence interval of that median; it is left out when there are fewer than 6 repetitions, too few for such an interval.")
+	}
+	if tables && compared {
+		out = append(out,
+			"Each change compares a target with "+base+" by the two-sided Mann-Whitney U test over the repetitions, as benchstat does. A change is printed only when p ≤ α = "+a+"; otherwise the cell shows ~. The figures in brackets are the test's p-value and the number of repetitions per target (n=5, or n=5+4 when they differ).",
+			"Times and rates that changed by a factor of 2 or more read \"5.7× faster\" or \"2.3× slower\"; other changes are percentages of the first target's median (\"−69 %\"), and values that are percentages change in percentage points (pp). \"better\" and \"worse\" follow each metric's direction: less time and less WAL are better, more throughput is better.")
+		if exact {
+			out = append(out, "Counts that should not vary between repetitions (rows loaded, WAL records of a deterministic step) are compared exactly: = when equal, the difference otherwise, without a test.")
+		}
+		out = append(out,
+			"~ means the repetitions could not tell the targets apart, not that they are equal. With fewer than 4 repetitions per target no difference can reach p ≤ 0.05 (the smallest p possible with 3 and 3 is 0.1), so a run with --quick or few repetitions shows ~ almost everywhere: repeat with more repetitions (--reps 6 or more) to decide.",
+			"At α = "+a+", about one unchanged metric in "+fmt.Sprint(int(1/v.Alpha+0.5))+" shows as a significant change by chance; trust a change more when related metrics agree (time and WAL, tps and latency).")
+	}
+	if matrix {
+		first := "the first target"
+		if len(v.Targets) > 0 {
+			first = v.Targets[0].Name
+		}
+		out = append(out, "A behaviour matrix shows what each probe did on each target (rows loaded, the error raised); an outcome that differs from "+first+"'s is highlighted (bold in Markdown).")
+	}
+	out = append(out, "Repetitions run interleaved (A B A B …) so that slow drifts of the machine affect every target alike.")
+	if tables {
+		out = append(out, "Marks such as ¹ point to the footnotes under each study: warnings about the statistics, and the study's own notes (bottlenecks such as a disk at its read ceiling).")
+	}
+	return out
 }

@@ -365,9 +365,15 @@ func (sv *studyView) hasMetric(metrics ...string) bool {
 // newRow formats one metric of one case.
 func (sv *studyView) newRow(c caseView, metric string, res *compare.Result) *row {
 	r := &row{Case: c, Metric: metric, MetricHead: metricTitle(metric), Res: res}
+	// A figure without samples shows "–" or "?", which says it all: its
+	// warnings are left to the JSON.
 	for _, t := range sv.Targets {
 		s, _ := res.Target(t)
-		r.Values = append(r.Values, cell{Text: formatSummary(s, res.Metric), warnings: s.Warnings})
+		cl := cell{Text: formatSummary(s, res.Metric)}
+		if s.N > 0 {
+			cl.warnings = s.Warnings
+		}
+		r.Values = append(r.Values, cl)
 	}
 	for _, t := range sv.Targets[min(1, len(sv.Targets)):] {
 		c, ok := res.Change(t)
@@ -375,7 +381,13 @@ func (sv *studyView) newRow(c caseView, metric string, res *compare.Result) *row
 			r.Changes = append(r.Changes, cell{Text: "?"})
 			continue
 		}
-		r.Changes = append(r.Changes, cell{Text: changeText(c), Class: changeClass(c), warnings: c.Warnings})
+		cl := cell{Text: changeText(c), Class: changeClass(c)}
+		if c.N1 > 0 && c.N2 > 0 {
+			cl.warnings = c.Warnings
+		} else {
+			cl = cell{Text: "–"}
+		}
+		r.Changes = append(r.Changes, cl)
 	}
 	return r
 }
@@ -544,6 +556,9 @@ func (sv *studyView) numberFootnotes() {
 				continue
 			}
 			for _, c := range cells(r) {
+				if c.Text == "–" || c.Text == "?" {
+					continue // no samples
+				}
 				n++
 				seen := map[string]bool{}
 				for _, w := range c.warnings {
