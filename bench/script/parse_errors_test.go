@@ -243,19 +243,21 @@ func TestParseErrors(t *testing.T) {
 	}
 }
 
-// pgbench15 returns the path of a pgbench binary to compare with, or "".
+// pgbench15 returns the path of a pgbench 15 binary to compare with (Debian's
+// is in /usr/lib/postgresql/15/bin), or "" when there is none.
 func pgbench15(t *testing.T) string {
 	t.Helper()
-	path, err := exec.LookPath("pgbench")
-	if err != nil {
-		for _, p := range []string{"/usr/lib/postgresql/15/bin/pgbench", "/usr/bin/pgbench"} {
-			if _, err := os.Stat(p); err == nil {
-				return p
-			}
-		}
-		return ""
+	candidates := []string{"/usr/lib/postgresql/15/bin/pgbench"}
+	if p, err := exec.LookPath("pgbench"); err == nil {
+		candidates = append(candidates, p)
 	}
-	return path
+	for _, p := range candidates {
+		out, err := exec.Command(p, "--version").Output()
+		if err == nil && strings.Contains(string(out), "(PostgreSQL) 15.") {
+			return p
+		}
+	}
+	return ""
 }
 
 // pgbenchParseError runs pgbench on a script file; a script that does not
