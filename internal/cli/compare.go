@@ -1,9 +1,8 @@
 package cli
 
 import (
+	"context"
 	"fmt"
-	"os"
-	"path/filepath"
 	"sort"
 	"strings"
 
@@ -96,18 +95,16 @@ Study parameters: --param study.name=value (e.g. --param vacuum.rows=1000000), o
 			}
 			closeErr := l.close(results.KindCompare, runErr)
 
-			ds := &report.Dataset{Targets: targets, Alpha: alpha}
+			_ = targets
+			measured := 0
 			for _, o := range all {
-				ds.Measurements = append(ds.Measurements, o.Measurements...)
-				for _, n := range o.Notes {
-					ds.Notes = append(ds.Notes, report.Note{Study: o.Study, Case: n.Case.Labels, Target: n.Target, Text: n.Text, Outcome: n.Outcome})
-				}
+				measured += len(o.Measurements)
 			}
-			if len(ds.Measurements) > 0 {
-				if err := writeCompareReports(env, out, ds); err != nil {
+			if measured > 0 {
+				if err := writeCompareReports(env, l.flags.store, runID, out, alpha); err != nil {
 					return err
 				}
-				fmt.Fprintf(env.Stdout, "\nrun %s stored in %s; reports in %s\n", runID, l.storeLocation(), out)
+				fmt.Fprintf(env.Stderr, "pglab: run %s stored in %s; reports in %s\n", runID, l.storeLocation(), out)
 			}
 			if runErr != nil {
 				return runErr
@@ -257,20 +254,22 @@ func expandConfigs(tf *targetFlags, configs []string) error {
 	return nil
 }
 
-// writeCompareReports writes the reports into dir and the summary to
-// stdout.
-func writeCompareReports(env *Env, dir string, ds *report.Dataset) error {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return badInput("--out %s: %v", dir, err)
-	}
-	path := filepath.Join(dir, "report.txt")
-	f, err := os.Create(path)
+// writeCompareReports renders the stored run into dir (report.md,
+// report.html, report.json) and prints the Markdown summary.
+func writeCompareReports(env *Env, store, runID, dir string, alpha float64) error {
+	ctx := context.WithoutCancel(env.Ctx)
+	st, err := results.OpenReadOnly(ctx, store)
 	if err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	defer f.Close()
-	if err := report.WriteText(f, ds); err != nil {
 		return err
 	}
-	return report.WriteText(env.Stdout, ds)
+	defer st.Close()
+	ds, err := report.Load(ctx, st, runID)
+	if err != nil {
+		return err
+	}
+	ds.Alpha = alpha
+	if _, err := report.WriteDir(dir, ds); err != nil {
+		return fmt.Errorf("write reports: %w", err)
+	}
+	return report.WriteMarkdown(env.Stdout, ds)
 }
