@@ -1,0 +1,268 @@
+package report
+
+import (
+	"bytes"
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/pglab/pglab/compare"
+	"github.com/pglab/pglab/results"
+)
+
+func TestFormatSetting(t *testing.T) {
+	for _, c := range []struct {
+		s    results.Setting
+		want string
+	}{
+		{results.Setting{Value: "16384", Unit: "8kB"}, "128MB"},
+		{results.Setting{Value: "131072", Unit: "8kB"}, "1GB"},
+		{results.Setting{Value: "524288", Unit: "kB"}, "512MB"},
+		{results.Setting{Value: "1024", Unit: "MB"}, "1GB"},
+		{results.Setting{Value: "100", Unit: "8kB"}, "800kB"},
+		{results.Setting{Value: "-1", Unit: "kB"}, "-1"},
+		{results.Setting{Value: "1800", Unit: "s"}, "30min"},
+		{results.Setting{Value: "200", Unit: "ms"}, "200ms"},
+		{results.Setting{Value: "90", Unit: "s"}, "90s"},
+		{results.Setting{Value: "0", Unit: "ms"}, "0ms"},
+		{results.Setting{Value: "off"}, "off"},
+		{results.Setting{Value: "0.9"}, "0.9"},
+		{results.Setting{Value: "1.5", Unit: "s"}, "1.5s"},
+	} {
+		if got := formatSetting(c.s); got != c.want {
+			t.Errorf("formatSetting(%s %s) = %q, want %q", c.s.Value, c.s.Unit, got, c.want)
+		}
+	}
+}
+
+func TestSettingRows(t *testing.T) {
+	a := results.Target{Name: "a", Settings: []results.Setting{
+		{Name: "port", Value: "5432"}, {Name: "TimeZone", Value: "UTC"}, {Name: "shared_buffers", Value: "16384", Unit: "8kB"},
+		{Name: "work_mem", Value: "65536", Unit: "kB"}, {Name: "jit", Value: "off"},
+	}}
+	b := results.Target{Name: "b", Settings: []results.Setting{
+		{Name: "port", Value: "5433"}, {Name: "shared_buffers", Value: "32768", Unit: "8kB"}, {Name: "jit", Value: "off"},
+	}}
+	rows := settingRows([]results.Target{a, b})
+	var got []string
+	for _, r := range rows {
+		got = append(got, r.Name+"="+strings.Join(r.Values, ",")+map[bool]string{true: " ≠", false: ""}[r.Differs])
+	}
+	// shared_buffers=128MB is the default on a, not on b.
+	want := "jit=off,off; shared_buffers=default,256MB ≠; work_mem=64MB,default ≠"
+	if strings.Join(got, "; ") != want {
+		t.Errorf("settingRows = %s\nwant %s", strings.Join(got, "; "), want)
+	}
+}
+
+func TestNiceTicks(t *testing.T) {
+	for _, max := range []float64{0.003, 1, 7.3, 10.431, 99, 100, 1260.66, 226e6, 0} {
+		ticks := niceTicks(max, 4)
+		if ticks[0] != 0 || ticks[len(ticks)-1] < max {
+			t.Errorf("niceTicks(%g) = %v: must run from 0 to at least the maximum", max, ticks)
+		}
+		if len(ticks) < 2 || len(ticks) > 8 {
+			t.Errorf("niceTicks(%g) = %v: %d ticks", max, ticks, len(ticks))
+		}
+		step := ticks[1] - ticks[0]
+		mant := step / math.Pow(10, math.Floor(math.Log10(step)))
+		ok := false
+		for _, m := range []float64{1, 2, 2.5, 5, 10} {
+			if math.Abs(mant-m) < 1e-6 {
+				ok = true
+			}
+		}
+		if !ok {
+			t.Errorf("niceTicks(%g) step %g is not 1, 2, 2.5 or 5 × 10^k", max, step)
+		}
+	}
+}
+
+func TestAxisScale(t *testing.T) {
+	for _, c := range []struct {
+		unit  compare.Unit
+		max   float64
+		label string
+		div   float64
+	}{
+		{"ms", 10431, "s", 1000},
+		{"ms", 850, "ms", 1},
+		{"us", 850, "µs", 1},
+		{"ms", 900000, "min", 60000},
+		{"bytes", 226 << 20, "MB", 1 << 20},
+		{"MB/s", 1560, "GB/s", 1024},
+		{"MB/s", 87, "MB/s", 1},
+		{"tps", 1260, "tps", 1},
+		{"count", 10, "", 1},
+	} {
+		sc := axisScale(c.unit, c.max)
+		if sc.Label != c.label || math.Abs(sc.Div-c.div) > 1e-9 {
+			t.Errorf("axisScale(%s, %g) = %+v, want %s ÷ %g", c.unit, c.max, sc, c.label, c.div)
+		}
+	}
+}
+
+func TestMdText(t *testing.T) {
+	for in, want := range map[string]string{
+		"a | b":                     `a \| b`,
+		"track_wal_io_timing":       "track_wal_io_timing",
+		"_x_":                       `\_x\_`,
+		"<script>alert(1)</script>": "&lt;script>alert(1)&lt;/script>",
+		"± <1 %":                    "± <1 %",
+		"line\nbreak":               "line break",
+		"a*b* [c](d)":               `a\*b\* \[c\](d)`,
+		`back\slash`:                `back\\slash`,
+	} {
+		if got := mdText(in); got != want {
+			t.Errorf("mdText(%q) = %q, want %q", in, got, want)
+		}
+	}
+	if got := mdCode("a `b` c"); got != "``a `b` c``" {
+		t.Errorf("mdCode = %q", got)
+	}
+	if got := superscript(12); got != "¹²" {
+		t.Errorf("superscript(12) = %q", got)
+	}
+}
+
+func TestChangeText(t *testing.T) {
+	analyze := func(m compare.Metric, base, other []float64) compare.Change {
+		t.Helper()
+		res, err := compare.Analyze(compare.Input{Metric: m, Baseline: "a", Samples: map[string][]float64{"a": base, "b": other}}, compare.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		c, _ := res.Change("b")
+		return c
+	}
+	six := func(v float64) []float64 { return []float64{v, v * 1.01, v * 0.99, v * 1.02, v * 0.98, v * 1.005} }
+	time := compare.Metric{Name: "t", Unit: "ms", Direction: compare.LowerIsBetter}
+	wal := compare.Metric{Name: "w", Unit: "bytes", Direction: compare.LowerIsBetter}
+	rows := compare.Metric{Name: "r", Unit: "rows", Exact: true}
+	for _, c := range []struct {
+		c    compare.Change
+		want string
+	}{
+		{analyze(time, six(10431), six(1815)), "5.7× faster (p=0.002 n=6)"},
+		{analyze(wal, six(226e6), six(71e6)), "−69 %, better (p=0.002 n=6)"},
+		{analyze(wal, six(100), six(131)), "+31 %, worse (p=0.002 n=6)"},
+		{analyze(rows, []float64{3}, []float64{3}), "="},
+	} {
+		if got := changeText(c.c); got != c.want {
+			t.Errorf("changeText = %q, want %q", got, c.want)
+		}
+	}
+	ns := analyze(time, six(100), six(100.1))
+	if got := changeText(ns); !strings.HasPrefix(got, "~ (p=") || !strings.HasSuffix(got, " n=6)") || ns.Significant {
+		t.Errorf("changeText of an insignificant change = %q", got)
+	}
+}
+
+func TestRepsText(t *testing.T) {
+	for _, c := range []struct {
+		reps  []int
+		total int
+		want  string
+	}{
+		{nil, 3, ""},
+		{[]int{1, 2, 3}, 3, ""},
+		{[]int{2}, 3, "repetition 2"},
+		{[]int{3, 1, 1}, 3, "repetitions 1, 3"},
+	} {
+		if got := repsText(c.reps, c.total); got != c.want {
+			t.Errorf("repsText(%v, %d) = %q, want %q", c.reps, c.total, got, c.want)
+		}
+	}
+}
+
+// TestCharts checks the charts of the fixture's studies: which are drawn,
+// with what, and that a line chart over a label that is not a number falls
+// back to bars.
+func TestCharts(t *testing.T) {
+	d := loadFixture(t, fixtureStore(t), fixtureRunA)
+	v, err := buildView(d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	byStudy := map[string][]chartData{}
+	for _, sv := range v.Studies {
+		byStudy[sv.Name] = sv.chartsOf()
+	}
+	tps := byStudy["tps"]
+	if len(tps) != 2 || !tps[0].Line || strings.Join(tps[0].Categories, ",") != "5,10,20,50" || len(tps[0].Series) != 2 {
+		t.Fatalf("tps charts: %+v", tps)
+	}
+	// Latency percentiles: p50 and p99 of both targets (no p95 stored).
+	if len(tps[1].Series) != 4 || tps[1].Series[0].Dash == tps[1].Series[1].Dash || tps[1].Series[0].Color != tps[1].Series[1].Color {
+		t.Errorf("latency series: %+v", tps[1].Series)
+	}
+	vac := byStudy["vacuum"]
+	if len(vac) != 2 || vac[0].Line || len(vac[0].Categories) != 4 || vac[0].Categories[0] != "95 % updated, with index" {
+		t.Errorf("vacuum charts: %+v", vac)
+	}
+	if p := vac[0].Series[0].Points[0]; !p.HasCI || !(p.Lo < p.Center && p.Center < p.Hi) || len(p.Values) != 6 {
+		t.Errorf("vacuum point: %+v", p)
+	}
+	scan := byStudy["seqscan"]
+	if len(scan) != 1 || math.Abs(scan[0].Ceiling-87) > 0.5 {
+		t.Errorf("seqscan chart ceiling: %+v", scan)
+	}
+	if len(byStudy["copy-errors"]) != 0 || len(byStudy["fsync-probe"]) != 0 {
+		t.Error("charts for studies that have none")
+	}
+	for _, cs := range byStudy {
+		for _, cd := range cs {
+			svg := cd.SVG()
+			if strings.Contains(svg, "NaN") || strings.Contains(svg, "Inf") {
+				t.Errorf("chart %s holds a NaN or Inf", cd.Title)
+			}
+		}
+	}
+
+	// clients that are not numbers: bars instead of a line.
+	ms := []results.Measurement{}
+	for rep := 1; rep <= 3; rep++ {
+		for _, c := range []string{"few", "many"} {
+			ms = append(ms, results.Measurement{Target: "x", Study: "tps", Case: map[string]string{"clients": c}, Rep: rep, Metric: "tps", Value: 100, Unit: "tps", Direction: results.DirectionHigher})
+		}
+	}
+	v, err = buildView(&Dataset{Measurements: ms})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cs := v.Studies[0].chartsOf()
+	if len(cs) != 1 || cs[0].Line || strings.Join(cs[0].Categories, ",") != "clients=few,clients=many" {
+		t.Errorf("fallback chart: %+v", cs)
+	}
+}
+
+// TestTextMatchesStudyOutput checks the terminal tables of WriteText for
+// a dataset as pglab study builds it (no stored study descriptions).
+func TestTextMatchesStudyOutput(t *testing.T) {
+	var ms []results.Measurement
+	for rep := 1; rep <= 3; rep++ {
+		for _, tg := range []string{"pg16", "pg17"} {
+			ms = append(ms, results.Measurement{Target: tg, Study: "commit", Case: map[string]string{"tx": "autocommit"}, Rep: rep,
+				Metric: "elapsed_ms", Value: 1000 + float64(rep), Unit: "ms", Direction: results.DirectionLower})
+		}
+	}
+	d := &Dataset{Targets: []results.Target{{Name: "pg16"}, {Name: "pg17"}}, Measurements: ms,
+		Notes: []Note{{Study: "commit", Case: map[string]string{"tx": "autocommit"}, Target: "pg17", Text: "fsync dominated"}}}
+	var b bytes.Buffer
+	if err := WriteText(&b, d); err != nil {
+		t.Fatal(err)
+	}
+	got := b.String()
+	for _, want := range []string{
+		"commit: tx=autocommit",
+		"metric      pg16  pg17   pg17 vs pg16",
+		"elapsed_ms  1 s   1 s ¹  ~ (p=1.000 n=3) ²",
+		"² need >= 4 samples to detect a difference at alpha level 0.05",
+		"every figure: need >= 6 samples for confidence interval at level 0.95",
+		"¹ fsync dominated",
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("text lacks %q:\n%s", want, got)
+		}
+	}
+}
