@@ -206,7 +206,7 @@ func contents(dsn string) (string, error) {
 	q := `select (select count(*) from pgbench_branches) || '/' || (select count(*) from pgbench_tellers) || '/' ||
  (select count(*) from pgbench_accounts) || '/' || (select count(*) from pgbench_history) || ' sum=' ||
  (select sum(abalance) from pgbench_accounts) || ' aid=' || (select min(aid) || '..' || max(aid) from pgbench_accounts) ||
- ' bid=' || (select sum(bid::bigint) from pgbench_accounts) || ' filler=' || (select count(*) from pgbench_accounts where length(filler) = 84)`
+ ' bid=' || (select sum(bid::bigint) from pgbench_accounts) || ' filler=' || (select count(*) from pgbench_accounts where octet_length(filler) = 84)`
 	out, err := exec.Command("psql", "-XAtq", dsn, "-c", q).Output()
 	if err != nil {
 		return "", fmt.Errorf("psql: %v", err)
