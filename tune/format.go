@@ -93,6 +93,23 @@ func Write(w io.Writer, r Recommendation, f Format, detected []Detection) error 
 // or its ALTER SYSTEM tab (FormatAlter): the warnings, the header, a blank
 // line and one line per parameter, without a final newline.
 func Text(r Recommendation, f Format, detected []Detection) string {
+	lines := HeaderLines(r, f, detected)
+	lines = append(lines, "")
+	for _, p := range r.Parameters {
+		if f == FormatAlter {
+			lines = append(lines, AlterSystem(p))
+		} else {
+			lines = append(lines, p.Name+" = "+p.Value)
+		}
+	}
+	return strings.Join(lines, "\n")
+}
+
+// HeaderLines returns the comment lines Text puts before the parameters:
+// PGTune's warnings and a blank line when there are any, the inputs, and
+// the detected inputs (see DetectionLines). Comments start with "#", or
+// "--" for FormatAlter.
+func HeaderLines(r Recommendation, f Format, detected []Detection) []string {
 	comment := "#"
 	if f == FormatAlter {
 		comment = "--"
@@ -125,16 +142,7 @@ func Text(r Recommendation, f Format, detected []Detection) string {
 			lines = append(lines, comment+" "+h[0]+": "+h[1])
 		}
 	}
-	lines = append(lines, DetectionLines(detected, comment)...)
-	lines = append(lines, "")
-	for _, p := range r.Parameters {
-		if f == FormatAlter {
-			lines = append(lines, AlterSystem(p))
-		} else {
-			lines = append(lines, p.Name+" = "+p.Value)
-		}
-	}
-	return strings.Join(lines, "\n")
+	return append(lines, DetectionLines(detected, comment)...)
 }
 
 // DetectionLines returns the header lines naming the detected inputs, each

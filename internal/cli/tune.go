@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/pglab/pglab/results"
 	"github.com/pglab/pglab/tune"
 	"github.com/pglab/pglab/tune/detect"
 	"github.com/spf13/cobra"
@@ -26,13 +27,21 @@ type tuneOptions struct {
 	dbSize      string
 	format      string
 	dataDir     string
+	target      string
+	diff        bool
+	apply       bool
+	revert      bool
+	yes         bool
 }
+
+// inputFlags are the flags that give PGTune's inputs.
+var inputFlags = []string{"pg-version", "os", "type", "memory", "cpus", "connections", "storage", "db-size", "data-dir"}
 
 func newTuneCmd(env *Env) *cobra.Command {
 	var o tuneOptions
 	cmd := &cobra.Command{
 		Use:   "tune",
-		Short: "PGTune's recommended settings for a machine and workload",
+		Short: "PGTune's recommended settings for a machine and workload; compare, apply and revert them on a server",
 		Long: `Print the settings PGTune (` + tune.Upstream + `) recommends for a PostgreSQL
 version, OS, workload, memory, CPUs, connections, storage and database size, in
 PGTune's postgresql.conf style (--format conf), its ALTER SYSTEM style (alter) or
@@ -42,10 +51,41 @@ Memory, CPUs and storage not given are measured on this machine: memory from
 /proc/meminfo, CPUs from the CPU affinity mask, storage from
 /sys/block/<dev>/queue/rotational of the disk holding --data-dir; the header says
 which were. Connections not given take PGTune's default for the type (web 200,
-oltp 300, dw 40, desktop 20, mixed 100).`,
+oltp 300, dw 40, desktop 20, mixed 100).
+
+With --target (the name of an instance from 'pglab pg start', or a DSN: postgres://…
+or key=value, PG* environment variables and ~/.pgpass apply), the version and
+max_connections not given are read from the server, and, when the server runs on
+this machine (a managed instance, or host localhost, 127.0.0.1, ::1 or a socket
+directory), memory, CPUs and the storage of its data directory are measured here.
+A server elsewhere needs --memory.
+
+  --diff    shows the server's value of each parameter next to the recommended
+            one (compared in the parameter's unit: 128MB is 16384 pages of 8kB),
+            which differ, and which need a restart (pg_settings.context postmaster).
+  --apply   sets each differing parameter with ALTER SYSTEM, reloads, restarts a
+            managed instance when a parameter needs it (on another server those
+            are left pending restart and listed), and checks that every value
+            took; exit 1 when one did not. Values the server cannot take (e.g.
+            wal_compression = lz4 on a build without lz4) are skipped and listed.
+            A server pglab does not manage needs --yes.
+  --revert  undoes what --apply did: each parameter pglab set gets back the value
+            postgresql.auto.conf had (ALTER SYSTEM SET), or is removed from it
+            (ALTER SYSTEM RESET); one changed by someone else since is left alone.
+
+What --apply changed is recorded before the first change, without any password:
+for a managed instance in tune-applied.json in its directory, for another server
+in the server itself, as the custom parameter pglab.tune_applied in its
+postgresql.auto.conf. ALTER SYSTEM needs a superuser (or, on 15+, ALTER SYSTEM
+privileges on the parameters, pg_reload_conf and pg_read_all_settings); with
+allow_alter_system = off (17+) --apply and --revert refuse.`,
 		Example: `  pglab tune --pg-version 11 --type web --memory 1GB --cpus 1 --connections 100 --storage ssd
   pglab tune --type oltp --format alter
-  pglab tune --memory 64GB --cpus 16 --type dw --storage nvme --db-size greater_ram --format json`,
+  pglab tune --memory 64GB --cpus 16 --type dw --storage nvme --db-size greater_ram --format json
+  pglab tune --target pg17 --diff
+  pglab tune --target pg17 --type oltp --apply
+  pglab tune --target pg17 --revert
+  pglab tune --target postgres://me@db.example.com/app --memory 16GB --cpus 4 --apply --yes`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runTune(env, cmd, o)
@@ -61,7 +101,12 @@ oltp 300, dw 40, desktop 20, mixed 100).`,
 	fl.StringVar(&o.storage, "storage", "", "`kind` of data storage: ssd, hdd, san or nvme (default: detected from the disk of --data-dir)")
 	fl.StringVar(&o.dbSize, "db-size", string(tune.DBSizeUpTo3xRAM), "database `size` relative to RAM: less_ram, mid_ram (1x-3x RAM) or greater_ram (over 3x RAM)")
 	fl.StringVar(&o.format, "format", string(tune.FormatConf), "output `format`: conf, alter or json")
-	fl.StringVar(&o.dataDir, "data-dir", "", "`directory` whose disk decides --storage when it is not given (default $PGDATA, else the current directory)")
+	fl.StringVar(&o.dataDir, "data-dir", "", "`directory` whose disk decides --storage when it is not given (default: the --target's data directory, else $PGDATA, else the current directory)")
+	fl.StringVar(&o.target, "target", "", "`server` to read inputs from and to compare, apply or revert on: an instance NAME from 'pglab pg start' or a DSN")
+	fl.BoolVar(&o.diff, "diff", false, "show the --target's values next to the recommended ones")
+	fl.BoolVar(&o.apply, "apply", false, "apply the recommendations to the --target with ALTER SYSTEM, reload or restart, verify")
+	fl.BoolVar(&o.revert, "revert", false, "undo what --apply changed on the --target")
+	fl.BoolVar(&o.yes, "yes", false, "allow --apply and --revert on a server pglab does not manage")
 	return cmd
 }
 
@@ -70,23 +115,92 @@ func runTune(env *Env, cmd *cobra.Command, o tuneOptions) error {
 	if err != nil {
 		return flagError(err)
 	}
-	in, detected, err := o.inputs(env, cmd)
+	given := cmd.Flags().Changed
+	live := o.diff || o.apply || o.revert
+	switch {
+	case live && !given("target"):
+		return badInput("--%s needs --target: the name of an instance from 'pglab pg start' or a DSN", liveFlag(o))
+	case o.revert && (o.apply || o.diff):
+		return badInput("--revert cannot be combined with --apply or --diff")
+	case live && format == tune.FormatAlter:
+		return badInput("--format alter does not go with --%s: it prints a table (the default) or json", liveFlag(o))
+	case o.yes && !o.apply && !o.revert:
+		return badInput("--yes only goes with --apply or --revert")
+	}
+	if o.revert {
+		for _, f := range inputFlags {
+			if given(f) {
+				return badInput("--revert undoes what pglab applied and takes no tuning inputs (--%s)", f)
+			}
+		}
+	}
+	var tt *tuneTarget
+	if given("target") {
+		srv, err := openTuneTarget(o.target)
+		if err != nil {
+			return err
+		}
+		if (o.apply || o.revert) && !srv.Managed && !o.yes {
+			return badInput("--%s on %s, a server pglab does not manage, changes its configuration: add --yes to go ahead", liveFlag(o), srv.Label)
+		}
+		srv.Progress = env.progress()
+		if o.revert {
+			return runTuneRevert(env, srv, format)
+		}
+		facts, err := srv.Facts(env.Ctx)
+		if err != nil {
+			return &ExitError{Code: 1, Err: errors.New(results.RedactText(err.Error()))}
+		}
+		tt = &tuneTarget{srv: srv, facts: facts}
+	}
+	in, detected, err := o.inputs(env, cmd, tt)
 	if err != nil {
 		return err
+	}
+	if live {
+		if major := tt.facts.VersionNum / 10000; given("pg-version") && in.Version != major {
+			return badInput("--pg-version %d: %s runs PostgreSQL %d; leave --pg-version out with --%s", in.Version, tt.srv.Label, major, liveFlag(o))
+		}
 	}
 	rec, err := tune.Recommend(in)
 	if err != nil {
 		return flagError(err)
 	}
+	switch {
+	case o.apply:
+		return runTuneApply(env, tt, rec, format, detected)
+	case o.diff:
+		return runTuneDiff(env, tt, rec, format, detected)
+	}
 	return tune.Write(env.Stdout, rec, format, detected)
 }
 
-// inputs turns the flags into PGTune's inputs, measuring on this machine
-// what was not given, and checks them against PGTune's limits.
-func (o tuneOptions) inputs(env *Env, cmd *cobra.Command) (tune.Inputs, []tune.Detection, error) {
+// liveFlag names the flag that asks for a live server.
+func liveFlag(o tuneOptions) string {
+	switch {
+	case o.revert:
+		return "revert"
+	case o.apply:
+		return "apply"
+	}
+	return "diff"
+}
+
+// inputs turns the flags into PGTune's inputs and checks them against
+// PGTune's limits. What was not given is read from the target server
+// (version, max_connections) when there is one, and measured on this
+// machine (memory, CPUs, storage) unless the server runs elsewhere.
+func (o tuneOptions) inputs(env *Env, cmd *cobra.Command, tt *tuneTarget) (tune.Inputs, []tune.Detection, error) {
 	var in tune.Inputs
 	var err error
-	if in.Version, err = tune.ParseVersion(o.version); err != nil {
+	var detected []tune.Detection
+	given := cmd.Flags().Changed
+	if tt != nil && !given("pg-version") {
+		if in.Version, err = tune.VersionFromNum(tt.facts.VersionNum); err != nil {
+			return in, nil, badInput("--target %s runs PostgreSQL %s, which PGTune does not know (it knows %d to %d)", tt.srv.Label, tt.facts.Version, tune.MinVersion, tune.MaxVersion)
+		}
+		detected = append(detected, tune.Detection{Input: tune.InputVersion, Source: "server_version_num", Server: true})
+	} else if in.Version, err = tune.ParseVersion(o.version); err != nil {
 		return in, nil, flagError(err)
 	}
 	if in.OS, err = tune.ParseOS(o.os); err != nil {
@@ -98,18 +212,22 @@ func (o tuneOptions) inputs(env *Env, cmd *cobra.Command) (tune.Inputs, []tune.D
 	if in.DBSize, err = tune.ParseDBSize(o.dbSize); err != nil {
 		return in, nil, flagError(err)
 	}
-	given := cmd.Flags().Changed
 	if given("connections") {
 		if in.Connections, err = count(o.connections, "connections", tune.MinConnections); err != nil {
 			return in, nil, err
 		}
+	} else if tt != nil {
+		in.Connections = tt.facts.MaxConnections
+		detected = append(detected, tune.Detection{Input: tune.InputConnections, Source: "max_connections", Server: true})
 	}
 	if o.dataDir != "" {
 		if st, err := os.Stat(o.dataDir); err != nil || !st.IsDir() {
 			return in, nil, badInput("--data-dir %s: not a directory", o.dataDir)
 		}
 	}
-	var detected []tune.Detection
+	if tt != nil && !tt.srv.Local && !given("memory") {
+		return in, nil, badInput("--target %s is not on this machine, so its memory cannot be measured: give --memory (and --cpus, --storage)", tt.srv.Label)
+	}
 	host := detect.Host{}
 	if given("memory") {
 		if in.Memory, err = tune.ParseMemory(o.memory); err != nil {
@@ -127,6 +245,8 @@ func (o tuneOptions) inputs(env *Env, cmd *cobra.Command) (tune.Inputs, []tune.D
 		if in.CPUs, err = count(o.cpus, "cpus", 1); err != nil {
 			return in, nil, err
 		}
+	} else if tt != nil && !tt.srv.Local {
+		fmt.Fprintf(env.Stderr, "pglab: tune: %s is not on this machine and --cpus was not given: no parallel settings (as PGTune without a CPU count)\n", tt.srv.Label)
 	} else {
 		n, src := detect.CPUs()
 		in.CPUs = n
@@ -138,13 +258,24 @@ func (o tuneOptions) inputs(env *Env, cmd *cobra.Command) (tune.Inputs, []tune.D
 		}
 	} else {
 		dir := o.dataDir
-		if dir == "" {
+		if dir == "" && tt != nil && tt.srv.Local {
+			dir = tt.facts.DataDirectory
+		}
+		if dir == "" && tt == nil {
 			dir = os.Getenv("PGDATA")
 		}
-		if dir == "" {
+		if dir == "" && tt == nil {
 			dir = "."
 		}
-		kind, src, err := host.Storage(dir)
+		var kind tune.Storage
+		var src string
+		err := errors.New("the server's data directory is unknown (reading it needs a superuser or pg_read_all_settings)")
+		if tt != nil && !tt.srv.Local {
+			err = fmt.Errorf("%s is not on this machine", tt.srv.Label)
+		}
+		if dir != "" {
+			kind, src, err = host.Storage(dir)
+		}
 		if err != nil {
 			in.Storage = tune.StorageSSD
 			fmt.Fprintf(env.Stderr, "pglab: tune: cannot tell the kind of storage (%v); using ssd, PGTune's default (give --storage)\n", err)
@@ -157,6 +288,9 @@ func (o tuneOptions) inputs(env *Env, cmd *cobra.Command) (tune.Inputs, []tune.D
 		var ie *tune.InputError
 		if errors.As(err, &ie) && ie.Input == "memory" && !given("memory") {
 			return in, nil, badInput("this machine's memory, %s: %s; give --memory", in.Memory, ie.Reason)
+		}
+		if errors.As(err, &ie) && ie.Input == "connections" && !given("connections") {
+			return in, nil, badInput("max_connections of %s, %d: %s; give --connections", tt.srv.Label, in.Connections, ie.Reason)
 		}
 		return in, nil, flagError(err)
 	}

@@ -109,9 +109,9 @@ func (r *Result) NotTaken() []Change {
 	return out
 }
 
-// Apply sets every recommended parameter whose value in effect differs
-// (or that waits for a restart) with ALTER SYSTEM, reloads the
-// configuration, restarts the server when a parameter needs it and
+// Apply loads the configuration files as they are (pg_reload_conf), sets
+// every recommended parameter whose value in effect differs (or that waits
+// for a restart) with ALTER SYSTEM, reloads the configuration, restarts the server when a parameter needs it and
 // s.Restart is set, and verifies that each value took. Values the server
 // cannot take are skipped. The record of what was set is written before
 // the first change; a failed ALTER SYSTEM undoes this call's changes.
@@ -123,6 +123,15 @@ func (s *Server) Apply(ctx context.Context, params []tune.Parameter) (*Result, e
 		return nil, err
 	}
 	defer func() { conn.Close(context.Background()) }()
+	if err := s.checkAllowed(ctx, conn); err != nil {
+		return nil, err
+	}
+	// Load the configuration files as they are now, so that a value
+	// someone wrote but did not load yet is compared, not the one it
+	// replaces (Apply's own reload would load it anyway).
+	if err := s.reload(ctx, conn); err != nil {
+		return nil, err
+	}
 	rows, err := s.compare(ctx, conn, params)
 	if err != nil {
 		return nil, err
@@ -146,7 +155,7 @@ func (s *Server) Apply(ctx context.Context, params []tune.Parameter) (*Result, e
 	for i, r := range todo {
 		names[i] = r.Name
 	}
-	if err := s.checkAlterSystem(ctx, conn, names); err != nil {
+	if err := s.checkParams(ctx, conn, names); err != nil {
 		return nil, err
 	}
 	auto, err := s.readAutoConf(ctx, conn)
@@ -257,6 +266,9 @@ func (s *Server) Revert(ctx context.Context) (*Result, error) {
 		return nil, err
 	}
 	defer func() { conn.Close(context.Background()) }()
+	if err := s.checkAllowed(ctx, conn); err != nil {
+		return nil, err
+	}
 	auto, err := s.readAutoConf(ctx, conn)
 	if err != nil {
 		return nil, err
@@ -295,7 +307,7 @@ func (s *Server) Revert(ctx context.Context) (*Result, error) {
 	for i, p := range todo {
 		names[i] = p.Name
 	}
-	if err := s.checkAlterSystem(ctx, conn, names); err != nil {
+	if err := s.checkParams(ctx, conn, names); err != nil {
 		return nil, err
 	}
 	for _, p := range todo {
@@ -467,10 +479,10 @@ func (s *Server) alterError(err error) error {
 	return fmt.Errorf("%s: %w", s.Label, err)
 }
 
-// checkAlterSystem fails, before any change, when ALTER SYSTEM is
-// disabled or this user may not set the named parameters (and the record
-// parameter when the record is kept in the server).
-func (s *Server) checkAlterSystem(ctx context.Context, conn *pgx.Conn, names []string) error {
+// checkAllowed fails, before any change, when ALTER SYSTEM is disabled or
+// this user may not use it or reload the configuration. A non-superuser's
+// rights on each parameter are checked by checkParams.
+func (s *Server) checkAllowed(ctx context.Context, conn *pgx.Conn) error {
 	var num, user, su string
 	var allow *string
 	err := conn.QueryRow(ctx, `SELECT current_setting('server_version_num'), current_user, current_setting('is_superuser'),
@@ -486,6 +498,28 @@ func (s *Server) checkAlterSystem(ctx context.Context, conn *pgx.Conn, names []s
 	}
 	if v, _ := strconv.Atoi(num); v < 150000 {
 		return fmt.Errorf("%w: ALTER SYSTEM needs a superuser before PostgreSQL 15, and %s is not one on %s", ErrPermission, user, s.Label)
+	}
+	var reload bool
+	if err := conn.QueryRow(ctx, "SELECT has_function_privilege('pg_reload_conf()', 'EXECUTE')").Scan(&reload); err != nil {
+		return fmt.Errorf("%s: %w", s.Label, err)
+	}
+	if !reload {
+		return fmt.Errorf("%w: %s may not run pg_reload_conf() on %s; connect as a superuser or GRANT EXECUTE ON FUNCTION pg_reload_conf() TO %s",
+			ErrPermission, user, s.Label, pgx.Identifier{user}.Sanitize())
+	}
+	return nil
+}
+
+// checkParams fails, before any change, when this user may not ALTER
+// SYSTEM SET one of the named parameters (or the record parameter, when
+// the record is kept in the server). Superusers may.
+func (s *Server) checkParams(ctx context.Context, conn *pgx.Conn, names []string) error {
+	var user, su string
+	if err := conn.QueryRow(ctx, "SELECT current_user, current_setting('is_superuser')").Scan(&user, &su); err != nil {
+		return fmt.Errorf("%s: %w", s.Label, err)
+	}
+	if su == "on" {
+		return nil
 	}
 	check := slices.Clone(names)
 	if s.RecordFile == "" {
@@ -504,14 +538,6 @@ func (s *Server) checkAlterSystem(ctx context.Context, conn *pgx.Conn, names []s
 	if len(missing) > 0 {
 		return fmt.Errorf("%w: %s may not ALTER SYSTEM SET %s on %s; connect as a superuser or GRANT ALTER SYSTEM ON PARAMETER %s TO %s",
 			ErrPermission, user, strings.Join(missing, ", "), s.Label, strings.Join(missing, ", "), pgx.Identifier{user}.Sanitize())
-	}
-	var reload bool
-	if err := conn.QueryRow(ctx, "SELECT has_function_privilege('pg_reload_conf()', 'EXECUTE')").Scan(&reload); err != nil {
-		return fmt.Errorf("%s: %w", s.Label, err)
-	}
-	if !reload {
-		return fmt.Errorf("%w: %s may not run pg_reload_conf() on %s; connect as a superuser or GRANT EXECUTE ON FUNCTION pg_reload_conf() TO %s",
-			ErrPermission, user, s.Label, pgx.Identifier{user}.Sanitize())
 	}
 	return nil
 }

@@ -269,7 +269,10 @@ func TestApplyRevertRemote(t *testing.T) {
 		t.Fatalf("server = %+v", srv)
 	}
 	pid := inst.PID()
-	res, err := srv.Apply(ctx, []tune.Parameter{{Name: "shared_buffers", Value: "256MB"}, {Name: "work_mem", Value: "16MB"}, {Name: "max_connections", Value: "50"}})
+	// Written but not loaded: the default 4 is in effect, 3 would be after
+	// the next reload. Apply must compare with 3 and set 4.
+	exec(t, inst.DSN(), "ALTER SYSTEM SET random_page_cost = '3'")
+	res, err := srv.Apply(ctx, []tune.Parameter{{Name: "shared_buffers", Value: "256MB"}, {Name: "work_mem", Value: "16MB"}, {Name: "max_connections", Value: "50"}, {Name: "random_page_cost", Value: "4"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -277,7 +280,8 @@ func TestApplyRevertRemote(t *testing.T) {
 		t.Errorf("result = %+v", res)
 	}
 	ch := changesByName(res)
-	if ch["shared_buffers"].Status != apply.StatusPending || ch["max_connections"].Status != apply.StatusPending || ch["work_mem"].Status != apply.StatusOK {
+	if ch["shared_buffers"].Status != apply.StatusPending || ch["max_connections"].Status != apply.StatusPending || ch["work_mem"].Status != apply.StatusOK ||
+		ch["random_page_cost"].Before != "3" || ch["random_page_cost"].After != "4" {
 		t.Errorf("changes = %+v", res.Changes)
 	}
 	if show(t, inst.DSN(), "work_mem") != "16MB" || show(t, inst.DSN(), "shared_buffers") != "128MB" {
@@ -288,7 +292,7 @@ func TestApplyRevertRemote(t *testing.T) {
 	if !strings.Contains(rec, `"name":"shared_buffers"`) || !strings.Contains(rec, `"before":null`) || res.Record != apply.RecordParameter+" in the server's postgresql.auto.conf" {
 		t.Errorf("record %q at %q", rec, res.Record)
 	}
-	if ac["shared_buffers"] != "256MB" || ac["work_mem"] != "16MB" {
+	if ac["shared_buffers"] != "256MB" || ac["work_mem"] != "16MB" || ac["random_page_cost"] != "4" {
 		t.Errorf("postgresql.auto.conf = %v", ac)
 	}
 	// Compare shows the pending restart.
@@ -304,14 +308,16 @@ func TestApplyRevertRemote(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(rev.PendingRestart) != 0 || len(rev.NotTaken()) != 0 || len(rev.Changes) != 3 {
+	// shared_buffers and max_connections are in postgresql.conf (initdb
+	// writes them), so their reset changes nothing and waits for nothing.
+	if len(rev.PendingRestart) != 0 || len(rev.NotTaken()) != 0 || len(rev.Changes) != 4 {
 		t.Errorf("revert = %+v", rev)
 	}
-	if ac := autoConf(t, inst.DSN()); len(ac) != 0 {
+	if ac := autoConf(t, inst.DSN()); len(ac) != 1 || ac["random_page_cost"] != "3" {
 		t.Errorf("postgresql.auto.conf after revert = %v", ac)
 	}
-	if show(t, inst.DSN(), "work_mem") != "4MB" {
-		t.Error("work_mem not back to 4MB")
+	if show(t, inst.DSN(), "work_mem") != "4MB" || show(t, inst.DSN(), "random_page_cost") != "3" {
+		t.Error("work_mem or random_page_cost not back")
 	}
 }
 
@@ -353,7 +359,7 @@ func TestNotSuperuser(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err = srv.Apply(ctx, []tune.Parameter{{Name: "work_mem", Value: "8MB"}, {Name: "shared_buffers", Value: "256MB"}})
-	if !errors.Is(err, apply.ErrPermission) || !strings.Contains(err.Error(), "tune_plain may not ALTER SYSTEM SET work_mem, shared_buffers, pglab.tune_applied on plain") {
+	if !errors.Is(err, apply.ErrPermission) || !strings.Contains(err.Error(), "tune_plain may not run pg_reload_conf() on plain") {
 		t.Errorf("apply as a plain user: %v", err)
 	}
 	if _, err := srv.Revert(ctx); !errors.Is(err, apply.ErrPermission) {

@@ -135,13 +135,20 @@ func (s *Server) connect(ctx context.Context) (*pgx.Conn, error) {
 }
 
 // connError drops the connection details pgconn puts in front of the
-// reason (they can name the host twice); the reason stays.
+// reason (they can name the host twice) and keeps the reason on one line
+// (pgconn puts one line per address tried).
 func connError(err error) error {
 	var ce *pgconn.ConnectError
 	if errors.As(err, &ce) && errors.Unwrap(ce) != nil {
-		return errors.Unwrap(ce)
+		err = errors.Unwrap(ce)
 	}
-	return err
+	var parts []string
+	for _, l := range strings.Split(err.Error(), "\n") {
+		if l = strings.TrimSpace(l); l != "" {
+			parts = append(parts, l)
+		}
+	}
+	return errors.New(strings.Join(parts, "; "))
 }
 
 // Facts are what a server tells about the inputs of a recommendation.
