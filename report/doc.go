@@ -1,6 +1,33 @@
-// Package report renders stored results: per study and case, one row per
-// metric and one column per target, then the change against the first
-// target with its verdict, as the seed articles' tables do — but with the
-// statistics of package compare behind every cell. It never talks to a live
-// server; it reads measurements as the results store keeps them.
+// Package report renders stored results for people and for tools. It never
+// talks to a live server: it reads runs from the results store (Load), or
+// takes a Dataset a caller built from what a study just measured.
+//
+// Every format is made from the same analysis, so that they agree figure
+// for figure: per study, case and metric, the median of the repetitions on
+// each target with its 95 % confidence interval, and each target compared
+// with the first (the baseline) by package compare (Mann-Whitney U, the
+// change as a factor or percentage, the verdict, benchstat's warnings).
+//
+//   - WriteMarkdown mirrors the seed articles' tables: a summary of the
+//     headline changes, the setup (servers, data checksums, settings that
+//     differ from the defaults or between targets, host, run), then per
+//     study one table per headline metric — a row per case, a column per
+//     target, then "pg17 vs pg16" with the change, its verdict and
+//     "(p=… n=…)" — a table of further metrics, the outcome matrix of a
+//     behaviour probe, warnings and notes as footnotes, and a closing
+//     "How to read this".
+//   - WriteHTML is the same as one self-contained page with inline SVG
+//     charts (no script, font or style sheet fetched), readable on a phone.
+//   - WriteJSON carries every value, summary, comparison and geometric
+//     mean; figures without a value are null.
+//   - WriteCSV writes one RFC 4180 row per measurement.
+//   - WriteText prints the terminal tables of pglab study.
+//
+// Which metrics are the headline ones, how a study's case labels are
+// headed and which charts it gets is a table per known study (tps, tune,
+// vacuum, copy-out, seqscan, commit, copy-errors); a study the table does
+// not know is shown with every metric in one table. What a study stored
+// about itself (the "study-info" artefact: title, parameters, case names)
+// and its "note" and "outcome" artefacts are read back by Load, so that a
+// report of a stored run needs no study code.
 package report

@@ -349,3 +349,29 @@ func TestLoad(t *testing.T) {
 		t.Error("Load without a store")
 	}
 }
+
+// TestEmptyDataset renders a run that measured nothing (a run that failed
+// at once) in every format.
+func TestEmptyDataset(t *testing.T) {
+	for _, d := range []*Dataset{
+		{},
+		{Run: results.RunRecord{RunInfo: results.RunInfo{ID: "r", Kind: results.KindStudy}, Status: results.StatusFailed, Error: "connect: refused"},
+			Targets: []results.Target{{Name: "pg17"}}},
+	} {
+		for _, f := range Formats {
+			var b bytes.Buffer
+			if err := Write(&b, d, f); err != nil {
+				t.Errorf("%s: %v", f, err)
+			}
+			if f == Markdown && d.Run.Error != "" && !strings.Contains(b.String(), "- **Error:** connect: refused") {
+				t.Errorf("Markdown of a failed run does not say why:\n%s", b.String())
+			}
+			if f == JSON {
+				var doc map[string]any
+				if err := json.Unmarshal(b.Bytes(), &doc); err != nil {
+					t.Errorf("JSON: %v", err)
+				}
+			}
+		}
+	}
+}

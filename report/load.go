@@ -19,7 +19,10 @@ var ErrRunTwice = errors.New("run named twice")
 // the order of the runs. A target name that occurs in more than one run is
 // prefixed with its run's short ID ("8bd3/pg17") so that the columns stay
 // apart. With no refs it loads the newest run ("last"). refs are what
-// results.Store.Run takes: IDs, unambiguous prefixes of them, or "last".
+// results.Store.Run takes — IDs, unambiguous prefixes of them, or "last" —
+// or the short IDs reports show (the last part of a generated ID, "8bd3").
+// An unknown run gives an error wrapping results.ErrNotFound, an ambiguous
+// one results.ErrAmbiguous, a run named twice ErrRunTwice.
 //
 // The studies' descriptions, notes and outcomes come from the runs'
 // artefacts "study-info", "note" and "outcome".
