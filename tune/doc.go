@@ -13,6 +13,8 @@
 // render a recommendation as PGTune's postgresql.conf and ALTER SYSTEM tabs
 // or as a JSON document.
 //
-// Nothing here reads the machine; package tune/detect measures memory, CPUs
-// and storage for callers that were not given them.
+// Nothing here reads the machine or talks to a server: package tune/detect
+// measures memory, CPUs and storage for callers that were not given them,
+// and package tune/apply compares a recommendation with a live server,
+// applies it with ALTER SYSTEM and reverts it.
 package tune

@@ -92,12 +92,12 @@ allow_alter_system = off (17+) --apply and --revert refuse.`,
 		},
 	}
 	fl := cmd.Flags()
-	fl.StringVar(&o.version, "pg-version", strconv.Itoa(tune.DefaultVersion), fmt.Sprintf("PostgreSQL major `version`, %d to %d", tune.MinVersion, tune.MaxVersion))
+	fl.StringVar(&o.version, "pg-version", "", fmt.Sprintf("PostgreSQL major `version`, %d to %d (default: the --target's, else %d)", tune.MinVersion, tune.MaxVersion, tune.DefaultVersion))
 	fl.StringVar(&o.os, "os", string(tune.OSLinux), "operating `system`: linux, windows or mac")
 	fl.StringVar(&o.workload, "type", string(tune.WorkloadWeb), "`workload`: web, oltp, dw (data warehouse), desktop or mixed")
 	fl.StringVar(&o.memory, "memory", "", "total `memory`, a whole number of MB, GB or TB, e.g. 4GB (default: this machine's)")
 	fl.StringVar(&o.cpus, "cpus", "", "`number` of CPUs (default: this machine's)")
-	fl.StringVar(&o.connections, "connections", "", "max_connections, `number` from 20 (default: PGTune's default for the type)")
+	fl.StringVar(&o.connections, "connections", "", "max_connections, `number` from 20 (default: the --target's, else PGTune's default for the type)")
 	fl.StringVar(&o.storage, "storage", "", "`kind` of data storage: ssd, hdd, san or nvme (default: detected from the disk of --data-dir)")
 	fl.StringVar(&o.dbSize, "db-size", string(tune.DBSizeUpTo3xRAM), "database `size` relative to RAM: less_ram, mid_ram (1x-3x RAM) or greater_ram (over 3x RAM)")
 	fl.StringVar(&o.format, "format", string(tune.FormatConf), "output `format`: conf, alter or json")
@@ -200,6 +200,8 @@ func (o tuneOptions) inputs(env *Env, cmd *cobra.Command, tt *tuneTarget) (tune.
 			return in, nil, badInput("--target %s runs PostgreSQL %s, which PGTune does not know (it knows %d to %d)", tt.srv.Label, tt.facts.Version, tune.MinVersion, tune.MaxVersion)
 		}
 		detected = append(detected, tune.Detection{Input: tune.InputVersion, Source: "server_version_num", Server: true})
+	} else if !given("pg-version") {
+		in.Version = tune.DefaultVersion
 	} else if in.Version, err = tune.ParseVersion(o.version); err != nil {
 		return in, nil, flagError(err)
 	}

@@ -235,6 +235,9 @@ func notTakenDetail(p param) string {
 // the record its old content. It returns cause, with any failure of the
 // undo appended.
 func (s *Server) undo(ctx context.Context, conn *pgx.Conn, done []Row, auto autoConf, old *Record, cause error) error {
+	// Undo even when the failure was a cancellation.
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
+	defer cancel()
 	var errs []string
 	for _, r := range done {
 		var v *string

@@ -421,3 +421,51 @@ func TestGrantedUser(t *testing.T) {
 		t.Errorf("postgresql.auto.conf after revert = %v", ac)
 	}
 }
+
+// TestInputs: what a Go caller gets for a local server with nothing given,
+// and that given inputs are kept.
+func TestInputs(t *testing.T) {
+	ctx := ctxT(t)
+	inst := pgtest.Shared(t, "")
+	srv, err := apply.Managed(inst)
+	if err != nil {
+		t.Fatal(err)
+	}
+	in, detected, err := srv.Inputs(ctx, tune.Inputs{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	conn := pgtest.Connect(t, inst.DSN())
+	num, _ := strconv.Atoi(pgtest.QueryString(t, conn, "SHOW server_version_num"))
+	conns, _ := strconv.Atoi(pgtest.QueryString(t, conn, "SHOW max_connections"))
+	if in.Version != num/10000 || in.Connections != conns || in.Memory.IsZero() || in.CPUs < 1 || in.Storage == "" ||
+		in.OS != tune.OSLinux || in.Workload != tune.WorkloadWeb || in.DBSize != tune.DBSizeUpTo3xRAM {
+		t.Errorf("inputs = %+v", in)
+	}
+	got := map[string]bool{}
+	for _, d := range detected {
+		got[d.Input] = d.Server
+	}
+	if s, ok := got[tune.InputVersion]; !ok || !s {
+		t.Errorf("detected = %+v", detected)
+	}
+	if s, ok := got[tune.InputMemory]; !ok || s {
+		t.Errorf("detected = %+v", detected)
+	}
+	given := tune.Inputs{Version: 16, Memory: tune.Memory{Amount: 2, Unit: tune.UnitGB}, CPUs: 4, Connections: 50, Storage: tune.StorageHDD, Workload: tune.WorkloadOLTP}
+	in, detected, err = srv.Inputs(ctx, given)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if in.Version != 16 || in.Memory != given.Memory || in.CPUs != 4 || in.Connections != 50 || in.Storage != tune.StorageHDD || in.Workload != tune.WorkloadOLTP || len(detected) != 0 {
+		t.Errorf("inputs = %+v, detected %+v", in, detected)
+	}
+	// A server elsewhere needs the memory.
+	remote, err := apply.Remote("", "postgres://u@192.0.2.1/db?connect_timeout=1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := remote.Inputs(ctx, tune.Inputs{Version: 17, Connections: 100}); err == nil || !strings.Contains(err.Error(), "is not on this machine") {
+		t.Errorf("remote without memory: %v", err)
+	}
+}
