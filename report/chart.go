@@ -132,6 +132,9 @@ func (sv *studyView) chartData(spec chartSpec) (chartData, bool) {
 	var catX []float64
 	for _, c := range cases {
 		cat := c.Name
+		if c.Facts != "" {
+			cat += " · " + c.Facts
+		}
 		rest := ""
 		if line {
 			cat = formatX(xs[c.Key])

@@ -165,33 +165,46 @@ func fixtureStore(t testing.TB) string {
 
 	// copy-out (seed 002 §3): 3 repetitions, too few to decide.
 	type cc struct {
-		size, name string
-		s16, s17   float64 // s
+		table, name string
+		row         float64 // bytes
+		s16, s17    float64 // s
 	}
-	ccs := []cc{{"660B", "≈660 B rows", 57.8, 57.1}, {"6kB", "≈6 kB rows", 6.5, 5.4}, {"24kB", "≈24 kB rows", 26.0, 18.5}, {"48kB", "≈48 kB rows", 59.4, 43.1}}
+	ccs := []cc{
+		{"accounts", "pgbench_accounts_large (about 1 kB rows)", 660, 57.8, 57.1},
+		{"200", "t_copy_large, repeat × 200", 6 << 10, 6.5, 5.4},
+		{"800", "t_copy_large, repeat × 800", 24 << 10, 26.0, 18.5},
+		{"1600", "t_copy_large, repeat × 1600", 48 << 10, 59.4, 43.1},
+	}
 	var copyCases []CaseInfo
 	for _, c := range ccs {
-		copyCases = append(copyCases, CaseInfo{Name: c.name, Labels: map[string]string{"row_size": c.size}})
+		copyCases = append(copyCases, CaseInfo{Name: c.name, Labels: map[string]string{"table": c.table}})
 	}
-	info(StudyInfo{Name: "copy-out", Title: "COPY … TO STDOUT of prewarmed tables by row size", Source: "seed 002 §3", Reps: 3, Cases: copyCases})
+	info(StudyInfo{Name: "copy-out", Title: "COPY TO STDOUT of prewarmed tables with rows of 1 kB to 48 kB", Source: "seed 002 §3", Reps: 3, Cases: copyCases})
 	for i, c := range ccs {
 		labels := copyCases[i].Labels
 		add("pg16", "copy-out", labels, "elapsed_ms", "ms", lower, false, noisy(c.s16*1000, 0.01, 3))
 		add("pg17", "copy-out", labels, "elapsed_ms", "ms", lower, false, noisy(c.s17*1000, 0.01, 3))
 		add("pg16", "copy-out", labels, "mb_per_s", "MB/s", higher, false, noisy(2400/c.s16, 0.01, 3))
 		add("pg17", "copy-out", labels, "mb_per_s", "MB/s", higher, false, noisy(2400/c.s17, 0.01, 3))
+		for _, tg := range []string{"pg16", "pg17"} {
+			add(tg, "copy-out", labels, "avg_row_bytes", "bytes", neutral, false, []float64{c.row, c.row, c.row})
+		}
 	}
 
 	// seqscan (seed 002 §4): the disk is the ceiling, cold and warm.
 	scanCases := []CaseInfo{
-		{Name: "cold (restart, OS cache dropped)", Labels: map[string]string{"cache": "cold"}},
-		{Name: "warm", Labels: map[string]string{"cache": "warm"}},
+		{Name: "cold scan", Labels: map[string]string{"cache": "cold"}},
+		{Name: "warm scan", Labels: map[string]string{"cache": "warm"}},
 	}
-	info(StudyInfo{Name: "seqscan", Title: "SELECT count(1) over a table larger than shared_buffers", Source: "seed 002 §4", Reps: 3, Cases: scanCases})
+	info(StudyInfo{Name: "seqscan", Title: "SELECT count(1) over a table larger than shared_buffers, cold and warm", Source: "seed 002 §4", Reps: 3, Cases: scanCases})
 	for _, tg := range []string{"pg16", "pg17"} {
+		for _, c := range scanCases {
+			add(tg, "seqscan", c.Labels, "table_mb", "MB", neutral, true, []float64{3200, 3200, 3200})
+		}
 		add(tg, "seqscan", scanCases[0].Labels, "elapsed_ms", "ms", lower, false, noisy(38060, 0.001, 3))
 		add(tg, "seqscan", scanCases[0].Labels, "mb_per_s", "MB/s", higher, false, noisy(86.5, 0.002, 3))
-		add(tg, "seqscan", scanCases[0].Labels, "disk_read_mb_s", "MB/s", neutral, false, noisy(87, 0.002, 3))
+		add(tg, "seqscan", scanCases[0].Labels, "disk_read_mb_s", "MB/s", neutral, false, noisy(85, 0.002, 3))
+		add(tg, "seqscan", scanCases[0].Labels, "disk_read_mb_s_max", "MB/s", neutral, false, noisy(87, 0.002, 3))
 		add(tg, "seqscan", scanCases[1].Labels, "elapsed_ms", "ms", lower, false, noisy(2100, 0.02, 3))
 		add(tg, "seqscan", scanCases[1].Labels, "mb_per_s", "MB/s", higher, false, noisy(1560, 0.02, 3))
 		add(tg, "seqscan", scanCases[1].Labels, "disk_read_mb_s", "MB/s", neutral, false, noisy(0.2, 0.5, 3))

@@ -45,7 +45,7 @@ func TestMarkdownContents(t *testing.T) {
 		"- ² a checkpoint ran during the scan (repetition 2)",
 		"- Every figure above: need >= 4 samples to detect a difference at alpha level 0.05",
 		"- pg17: the study ran on a user's server: pglab did not change its settings",
-		"| fsync_us | 853 µs | 862 µs | ~ (p=0.886 n=4) |",
+		"| fsync_us | 843 µs | 883 µs | ~ (p=0.200 n=4) |",
 		"disk /dev/nvme0n1p2 ext4, solid-state",
 	} {
 		if !strings.Contains(md, want) {

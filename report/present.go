@@ -14,6 +14,10 @@ type presentation struct {
 	// Labels are the case labels shown as columns, in order. Labels
 	// not named here follow as their own columns.
 	Labels []labelSpec
+	// Facts are metrics that describe a case rather than measure a
+	// target (the average row size of a table): shown as a column after
+	// the labels ("≈24 kB") and in chart labels, not compared.
+	Facts []metricSpec
 	// Primary are the headline metrics, each with its own table.
 	Primary []metricSpec
 	// Charts are drawn in the HTML report when their metrics are present.
@@ -73,7 +77,7 @@ var presentations = map[string]presentation{
 		},
 		Charts: []chartSpec{
 			{Kind: lineChart, Title: "Throughput by clients", Metrics: []string{"tps"}, X: "clients", XHead: "clients"},
-			{Kind: lineChart, Title: "Latency percentiles by clients", Metrics: []string{"latency_p50_ms", "latency_p95_ms", "latency_p99_ms"}, X: "clients", XHead: "clients"},
+			{Kind: lineChart, Title: "Latency percentiles by clients", Metrics: []string{"latency_p50_ms", "latency_p90_ms", "latency_p95_ms", "latency_p99_ms"}, X: "clients", XHead: "clients"},
 		},
 	},
 	"tune": {
@@ -83,7 +87,7 @@ var presentations = map[string]presentation{
 			{"latency_avg_ms", "Average latency"},
 		},
 		Charts: []chartSpec{
-			{Kind: barChart, Title: "Throughput before and after tuning", Metrics: []string{"tps"}},
+			{Kind: lineChart, Title: "Throughput by clients, defaults and tuned", Metrics: []string{"tps"}, X: "clients", XHead: "clients"},
 		},
 	},
 	"vacuum": {
@@ -98,6 +102,8 @@ var presentations = map[string]presentation{
 		},
 	},
 	"copy-out": {
+		Labels: []labelSpec{{Key: "table", Head: "table"}},
+		Facts:  []metricSpec{{"avg_row_bytes", "row size"}},
 		Primary: []metricSpec{
 			{"elapsed_ms", "COPY TO time"},
 			{"mb_per_s", "COPY TO throughput"},
@@ -107,13 +113,15 @@ var presentations = map[string]presentation{
 		},
 	},
 	"seqscan": {
+		Labels: []labelSpec{{Key: "cache", Head: "cache"}},
+		Facts:  []metricSpec{{"table_mb", "table"}},
 		Primary: []metricSpec{
 			{"elapsed_ms", "Scan time"},
 			{"mb_per_s", "Scan throughput"},
 		},
 		Charts: []chartSpec{
 			{Kind: barChart, Title: "Scan throughput", Metrics: []string{"mb_per_s"},
-				Ceiling: []string{"disk_read_peak_mb_s", "disk_read_max_mb_s", "disk_read_mb_s"}, CeilingText: "disk read ceiling (highest observed)"},
+				Ceiling: []string{"disk_read_mb_s_max", "disk_read_peak_mb_s", "disk_read_mb_s"}, CeilingText: "disk read ceiling (highest observed)"},
 		},
 	},
 	"commit": {
@@ -139,45 +147,57 @@ func presentationOf(study string) (presentation, bool) {
 // metricTitles name metrics in tables of further metrics; names not listed
 // are shown as they are.
 var metricTitles = map[string]string{
-	"elapsed_ms":       "time",
-	"wal_bytes":        "WAL bytes",
-	"wal_records":      "WAL records",
-	"wal_fpi":          "WAL full-page images",
-	"wal_syncs":        "WAL syncs",
-	"wal_sync_ms":      "WAL sync time",
-	"tps":              "throughput",
-	"latency_avg_ms":   "latency, average",
-	"latency_p50_ms":   "latency, p50",
-	"latency_p95_ms":   "latency, p95",
-	"latency_p99_ms":   "latency, p99",
-	"mb_per_s":         "throughput",
-	"disk_read_mb_s":   "disk read",
-	"op_p50_us":        "per update, p50",
-	"op_p99_us":        "per update, p99",
-	"round_trips":      "round trips",
-	"commits":          "commits",
-	"index_scans":      "index scans",
-	"pages_scanned":    "pages scanned",
-	"pages_removed":    "pages removed",
-	"tuples_removed":   "tuples removed",
-	"buffer_hits":      "buffer hits",
-	"buffer_misses":    "buffer misses",
-	"buffer_dirtied":   "buffers dirtied",
-	"cpu_user_s":       "CPU user",
-	"cpu_sys_s":        "CPU system",
-	"cpu_busy_pct":     "CPU busy",
-	"iowait_pct":       "I/O wait",
-	"disk_write_mb_s":  "disk write",
-	"conn_ms":          "connection time",
-	"failed":           "failed transactions",
-	"wal_bytes_per_tx": "WAL bytes per transaction",
-	"wal_syncs_per_tx": "WAL syncs per transaction",
-	"parallel_workers": "parallel workers",
-	"rows":             "rows",
-	"bytes":            "bytes",
-	"rows_loaded":      "rows loaded",
-	"rows_skipped":     "rows skipped",
-	"row_bytes":        "average row size",
+	"elapsed_ms":          "time",
+	"wal_bytes":           "WAL bytes",
+	"wal_records":         "WAL records",
+	"wal_fpi":             "WAL full-page images",
+	"wal_syncs":           "WAL syncs",
+	"wal_sync_ms":         "WAL sync time",
+	"tps":                 "throughput",
+	"latency_avg_ms":      "latency, average",
+	"latency_p50_ms":      "latency, p50",
+	"latency_p95_ms":      "latency, p95",
+	"latency_p99_ms":      "latency, p99",
+	"mb_per_s":            "throughput",
+	"disk_read_mb_s":      "disk read",
+	"op_p50_us":           "per update, p50",
+	"op_p99_us":           "per update, p99",
+	"round_trips":         "round trips",
+	"commits":             "commits",
+	"index_scans":         "index scans",
+	"pages_scanned":       "pages scanned",
+	"pages_removed":       "pages removed",
+	"tuples_removed":      "tuples removed",
+	"buffer_hits":         "buffer hits",
+	"buffer_misses":       "buffer misses",
+	"buffer_dirtied":      "buffers dirtied",
+	"cpu_user_s":          "CPU user",
+	"cpu_sys_s":           "CPU system",
+	"cpu_busy_pct":        "CPU busy",
+	"iowait_pct":          "I/O wait",
+	"disk_write_mb_s":     "disk write",
+	"conn_ms":             "connection time",
+	"failed":              "failed transactions",
+	"wal_bytes_per_tx":    "WAL bytes per transaction",
+	"wal_syncs_per_tx":    "WAL syncs per transaction",
+	"parallel_workers":    "parallel workers",
+	"rows":                "rows",
+	"bytes":               "bytes",
+	"rows_loaded":         "rows loaded",
+	"rows_skipped":        "rows skipped",
+	"avg_row_bytes":       "average row size",
+	"table_bytes":         "table size",
+	"table_mb":            "table size",
+	"transactions":        "transactions",
+	"latency_p90_ms":      "latency, p90",
+	"latency_max_ms":      "latency, max",
+	"disk_read_mb_s_max":  "disk read, peak",
+	"disk_write_mb_s_max": "disk write, peak",
+	"disk_read_iops":      "disk read IOPS",
+	"disk_write_iops":     "disk write IOPS",
+	"disk_util_pct":       "disk busy",
+	"cpu_user_pct":        "CPU user",
+	"cpu_sys_pct":         "CPU system",
 }
 
 // metricTitle names a metric for a reader.

@@ -79,8 +79,10 @@ type caseView struct {
 	Labels map[string]string
 	// Name is the study's name for the case, or the labels joined.
 	Name string
-	// Values are the label columns' values.
+	// Values are the label columns' values (facts included).
 	Values []string
+	// Facts are the case's facts ("≈24 kB"), joined.
+	Facts string
 }
 
 // metricTable is a table of one metric (rows by case), or of further
@@ -305,10 +307,35 @@ func buildStudy(d *Dataset, sg StudyGroup) (*studyView, error) {
 		}
 	}
 
+	// Facts: metrics that describe the case, shown beside its labels.
+	primary := map[string]bool{}
+	for _, f := range p.Facts {
+		if !sv.hasMetric(f.Metric) {
+			continue
+		}
+		primary[f.Metric] = true
+		sv.LabelCols = append(sv.LabelCols, labelSpec{Key: "", Head: f.Head})
+		for i := range sv.Cases {
+			c := &sv.Cases[i]
+			val := "–"
+			if res := sv.res[c.Key][f.Metric]; res != nil {
+				for _, s := range res.Targets {
+					if s.N > 0 {
+						val = "≈" + compare.FormatValue(s.Center, res.Metric.Unit)
+						break
+					}
+				}
+			}
+			c.Values = append(c.Values, val)
+			if val != "–" {
+				c.Facts = joinNonEmpty(", ", c.Facts, val)
+			}
+		}
+	}
+
 	if outcomes {
 		sv.buildMatrix(d)
 	} else {
-		primary := map[string]bool{}
 		for _, ms := range p.Primary {
 			t := &metricTable{Metric: ms.Metric, Head: ms.Head}
 			for _, c := range sv.Cases {
