@@ -209,6 +209,12 @@ func (c *client) advance(now *int64) {
 				if r.debug {
 					c.logDebug("client %d sending %s", c.id, cmd.SQL)
 				}
+				if c.pipeline && (cmd.Meta == script.MetaGset || cmd.Meta == script.MetaAset) {
+					m := cmd.Meta.String()
+					c.logf("client %d aborted in command %d (%s) of script %d; \\%s is not allowed in pipeline mode", c.id, c.command, m, c.useFile, m)
+					c.state = csAborted
+					continue
+				}
 				if !c.sendSQL(cmd) {
 					c.state = csAborted
 					continue

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"strings"
 	"syscall"
 
 	"github.com/jackc/pgx/v5/pgconn"
@@ -105,16 +106,48 @@ func (l *link) close() {
 	}
 }
 
-// connError turns pgconn's connect error into libpq's wording where they
-// differ, keeping it on as few lines as libpq does.
+// connError words a connection failure as libpq does, e.g.
+// `connection to server at "127.0.0.1", port 1 failed: Connection refused`
+// followed by libpq's hint line, or the server's FATAL message.
 func connError(err error) string {
+	var ce *pgconn.ConnectError
+	where := ""
+	socket := false
+	if errors.As(err, &ce) && ce.Config != nil {
+		host, port := ce.Config.Host, ce.Config.Port
+		if strings.HasPrefix(host, "/") {
+			socket = true
+			where = fmt.Sprintf("connection to server on socket \"%s/.s.PGSQL.%d\" failed: ", host, port)
+		} else if host != "" {
+			where = fmt.Sprintf("connection to server at \"%s\", port %d failed: ", host, port)
+		}
+	}
 	var pe *pgconn.PgError
 	if errors.As(err, &pe) {
-		var ce *pgconn.ConnectError
-		if errors.As(err, &ce) {
-			return fmt.Sprintf("connection to server failed: %s:  %s", pe.Severity, pe.Message)
+		return where + pe.Severity + ":  " + pe.Message
+	}
+	var errno syscall.Errno
+	if errors.As(err, &errno) {
+		text := errno.Error()
+		text = strings.ToUpper(text[:1]) + text[1:]
+		switch {
+		case errno == syscall.ECONNREFUSED && !socket, errno == syscall.EHOSTUNREACH:
+			return where + text + "\n\tIs the server running on that host and accepting TCP/IP connections?"
+		case (errno == syscall.ENOENT || errno == syscall.ECONNREFUSED) && socket:
+			return where + text + "\n\tIs the server running locally and accepting connections on that socket?"
 		}
-		return fmt.Sprintf("%s:  %s", pe.Severity, pe.Message)
+		return where + text
+	}
+	if where != "" && ce != nil {
+		inner := ce.Unwrap()
+		for {
+			next := errors.Unwrap(inner)
+			if next == nil {
+				break
+			}
+			inner = next
+		}
+		return where + inner.Error()
 	}
 	return err.Error()
 }

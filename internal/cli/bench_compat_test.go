@@ -110,6 +110,26 @@ func TestCompatOptionErrors(t *testing.T) {
 	}
 }
 
+func TestCompatConnectionErrors(t *testing.T) {
+	inst := pgtest.Shared(t, pgtest.DefaultVersion())
+	port := itoa(inst.Port())
+	cases := [][]string{
+		{"-n", "-S", "-t", "1", "-h", "127.0.0.1", "-p", "1", "x"},
+		{"-n", "-S", "-t", "1", "-h", "/nonexistent-socket-dir", "x"},
+		{"-n", "-S", "-t", "1", "-h", "127.0.0.1", "-p", port, "-U", inst.User(), "dbname=postgres password=wrong"},
+		{"-n", "-S", "-t", "1", "-h", "127.0.0.1", "-p", port, "-U", "no_such_role_x", "dbname=postgres password=x"},
+	}
+	for _, args := range cases {
+		t.Run(strings.Join(args, " "), func(t *testing.T) {
+			want := runPgbench(t, args...)
+			got := run(t, append([]string{"bench"}, args...)...)
+			if got.code != want.code || got.stderr != want.stderr {
+				t.Errorf("exit %d, pgbench %d\npglab:\n%s\npgbench:\n%s", got.code, want.code, got.stderr, want.stderr)
+			}
+		})
+	}
+}
+
 // comparedSummary are the summary lines that must be the same for runs of
 // the same transactions (times and rates differ).
 var comparedSummary = []string{
