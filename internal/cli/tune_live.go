@@ -289,13 +289,7 @@ func writeResult(b *strings.Builder, srv *apply.Server, res *apply.Result, what 
 		b.WriteString("Reloaded the configuration (pg_reload_conf).\n")
 	}
 	if res.Restarted {
-		var names []string
-		for _, c := range res.Changes {
-			if c.Restart {
-				names = append(names, c.Name)
-			}
-		}
-		fmt.Fprintf(b, "Restarted %s for %s.\n", srv.Label, strings.Join(names, ", "))
+		fmt.Fprintf(b, "Restarted %s for %s.\n", srv.Label, strings.Join(res.RestartedFor, ", "))
 	}
 	if len(res.PendingRestart) > 0 {
 		fmt.Fprintf(b, "A restart is needed: %s wait for it (pending_restart). pglab does not restart a server it does not manage.\n", strings.Join(res.PendingRestart, ", "))

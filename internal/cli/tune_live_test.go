@@ -218,12 +218,15 @@ func TestTuneApplyRevertManaged(t *testing.T) {
 	for _, s := range []string{
 		"\nApplied to tapply with ALTER SYSTEM:\n",
 		"\nReloaded the configuration (pg_reload_conf).\n",
-		"\nRestarted tapply for shared_buffers",
+		"\nRestarted tapply for ",
 		"Recorded in " + filepath.Join(inst.Dir(), apply.RecordFileName) + "; undo with: pglab tune --revert --target tapply\n",
 	} {
 		if !strings.Contains(r.stdout, s) {
 			t.Errorf("apply output lacks %q:\n%s", s, r.stdout)
 		}
+	}
+	if i := strings.Index(r.stdout, "\nRestarted tapply for "); i < 0 || !strings.Contains(strings.SplitN(r.stdout[i+1:], "\n", 2)[0], "shared_buffers") {
+		t.Errorf("restart line does not name shared_buffers:\n%s", r.stdout)
 	}
 	if !strings.Contains(r.stdout, "\nVerified: ") || strings.Contains(r.stdout, "did not take") {
 		t.Errorf("apply verification:\n%s", r.stdout)

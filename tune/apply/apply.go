@@ -90,6 +90,8 @@ type Result struct {
 	Reloaded bool `json:"reloaded"`
 	// Restarted is true when the server was restarted.
 	Restarted bool `json:"restarted"`
+	// RestartedFor lists the parameters that waited for the restart.
+	RestartedFor []string `json:"restarted_for,omitempty"`
 	// PendingRestart lists every parameter waiting for a restart
 	// afterwards (pg_settings.pending_restart), including ones pglab did
 	// not change; empty after a restart.
@@ -376,7 +378,7 @@ func (s *Server) restartIfNeeded(ctx context.Context, conn *pgx.Conn, res *Resul
 	if err := s.Restart(ctx); err != nil {
 		return conn, fmt.Errorf("restart %s for %s: %w", s.Label, strings.Join(pending, ", "), err)
 	}
-	res.Restarted = true
+	res.Restarted, res.RestartedFor = true, pending
 	nc, err := s.connect(ctx)
 	if err != nil {
 		return conn, err

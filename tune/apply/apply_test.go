@@ -170,7 +170,7 @@ func TestApplyRevertManaged(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !res.Reloaded || !res.Restarted || len(res.PendingRestart) != 0 || inst.PID() == pidBefore {
+	if !res.Reloaded || !res.Restarted || strings.Join(res.RestartedFor, ",") != "shared_buffers" || len(res.PendingRestart) != 0 || inst.PID() == pidBefore {
 		t.Errorf("result = %+v (pid %d -> %d)", res, pidBefore, inst.PID())
 	}
 	if len(res.NotTaken()) != 0 || len(res.Changes) != 4 {
