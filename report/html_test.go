@@ -13,6 +13,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/pglab/pglab/results"
 )
 
 // chromiumPath finds Debian's chromium (or another Chromium or Chrome)
@@ -236,5 +238,45 @@ func TestHTMLSelfContained(t *testing.T) {
 	}
 	if !strings.Contains(page, "overflow-x: auto") {
 		t.Error("tables do not scroll sideways on narrow screens")
+	}
+}
+
+// TestHTMLEscapes checks that text from the store (target names, case
+// labels, outcomes, notes) cannot add markup to the page or its charts.
+func TestHTMLEscapes(t *testing.T) {
+	evil := `<script>alert(1)</script>`
+	var ms []results.Measurement
+	for rep := 1; rep <= 3; rep++ {
+		for _, tg := range []string{"pg16", evil} {
+			ms = append(ms, results.Measurement{Target: tg, Study: "vacuum", Case: map[string]string{"update_pct": evil, "index": "yes"}, Rep: rep,
+				Metric: "elapsed_ms", Value: float64(100 * rep), Unit: "ms", Direction: results.DirectionLower})
+		}
+	}
+	d := &Dataset{
+		Targets:      []results.Target{{Name: "pg16", Conn: evil}, {Name: evil, ServerVersion: evil, Settings: []results.Setting{{Name: evil, Value: evil}}}},
+		Measurements: ms,
+		Notes: []Note{
+			{Study: "vacuum", Case: map[string]string{"update_pct": evil, "index": "yes"}, Target: evil, Text: `<img src=x onerror=alert(2)>`},
+			{Study: "probe", Case: map[string]string{"p": "1"}, Target: "pg16", Text: evil, Outcome: true},
+		},
+		Studies: []StudyInfo{{Name: "vacuum", Title: evil, Cases: []CaseInfo{{Name: evil, Labels: map[string]string{"update_pct": evil, "index": "yes"}}}}},
+	}
+	var b bytes.Buffer
+	if err := WriteHTML(&b, d); err != nil {
+		t.Fatal(err)
+	}
+	page := b.String()
+	if strings.Contains(page, "<script") || strings.Contains(page, "<img") {
+		t.Errorf("text from the store made markup:\n%s", page)
+	}
+	if !strings.Contains(page, "&lt;script&gt;alert(1)&lt;/script&gt;") {
+		t.Errorf("the escaped text is missing")
+	}
+	figures := figuresOf(t, page)
+	if len(figures) != 1 {
+		t.Errorf("%d charts, want the VACUUM time chart", len(figures))
+	}
+	for title, svg := range figures {
+		checkSVG(t, title, svg)
 	}
 }

@@ -137,13 +137,6 @@ var presentations = map[string]presentation{
 	},
 }
 
-// presentationOf returns how a study is shown; ok is false for studies
-// the report does not know.
-func presentationOf(study string) (presentation, bool) {
-	p, ok := presentations[study]
-	return p, ok
-}
-
 // metricTitles name metrics in tables of further metrics; names not listed
 // are shown as they are.
 var metricTitles = map[string]string{

@@ -46,7 +46,6 @@ type studyView struct {
 	Params              string
 	Reps                int
 	Settings            string
-	Known               bool
 	// Targets are the study's columns (targets with data in it); the
 	// first is the baseline.
 	Targets   []string
@@ -226,8 +225,8 @@ func buildView(d *Dataset) (*view, error) {
 
 // buildStudy analyses one study.
 func buildStudy(d *Dataset, sg StudyGroup) (*studyView, error) {
-	p, knownStudy := presentationOf(sg.Study)
-	sv := &studyView{Name: sg.Study, Known: knownStudy, res: map[string]map[string]*compare.Result{}, group: sg}
+	p := presentations[sg.Study] // the zero value shows every metric
+	sv := &studyView{Name: sg.Study, res: map[string]map[string]*compare.Result{}, group: sg}
 	info, hasInfo := d.study(sg.Study)
 	if hasInfo {
 		sv.Title, sv.Source, sv.Reps = info.Title, info.Source, info.Reps
