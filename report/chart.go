@@ -16,7 +16,8 @@ import (
 // above it), so that long case names and many cases fit a phone's width;
 // line charts draw a line per target over a numeric case label. Bars and
 // points carry the 95 % confidence interval of the median as whiskers
-// when there is one, and every repetition as a dot.
+// when there is one (6 repetitions or more), and every repetition as a
+// small ring, so that the spread shows even without an interval.
 
 // palette is Okabe and Ito's colour-blind-safe palette (without yellow,
 // too light on white).
@@ -626,6 +627,9 @@ func (cd *chartData) lineSVG() string {
 			if p.HasCI && !math.IsInf(p.Lo, 0) && !math.IsInf(p.Hi, 0) {
 				s.f(`<path class="ci" d="M%s %sV%sM%s %sH%sM%s %sH%s" stroke="%s" stroke-width="1.5" fill="none"/>`,
 					num(x), num(yOf(math.Max(p.Lo, 0))), num(yOf(p.Hi)), num(x-4), num(yOf(math.Max(p.Lo, 0))), num(x+4), num(x-4), num(yOf(p.Hi)), num(x+4), se.Color)
+			}
+			for _, v := range p.Values {
+				s.f(`<circle class="sample" cx="%s" cy="%s" r="2" fill="none" stroke="%s" stroke-opacity="0.6" stroke-width="1"/>`, num(x), num(yOf(v)), se.Color)
 			}
 			s.f(`<circle cx="%s" cy="%s" r="3.5" fill="%s"><title>%s, %s %s: %s</title></circle>`,
 				num(x), num(y), se.Color, esc(se.Name), esc(cd.Categories[i]), esc(cd.XHead), esc(compare.FormatValue(p.Center, cd.Unit)))
