@@ -10,11 +10,15 @@
 // authenticated with pgconn (so libpq's conventions hold: PG* variables,
 // .pgpass, service files, TLS), then taken over (pgconn's Hijack) and
 // driven without the Go runtime's network poller. Each -j thread is a
-// goroutine locked to an OS thread that runs its clients' state machines
+// goroutine (holding a P and so an OS thread while it runs and waits) that
+// runs its clients' state machines
 // (pgbench's advanceConnectionState, same states and error handling) and
 // waits for their non-blocking sockets in one epoll wait per batch; reads,
 // writes and the wait itself are raw system calls, so the scheduler does not
-// hand the thread's P around on every wait. Bind/Execute/Sync (and Parse on a
+// hand the thread's P around on every wait. (The goroutine is not locked to
+// its OS thread: the runtime's preemption signal, every 10 ms for a
+// goroutine it sees running, then reschedules it on the same thread without
+// the futex hand-offs a locked goroutine needs.) Bind/Execute/Sync (and Parse on a
 // prepared statement's first use) are encoded into reused per-client
 // buffers; a transaction allocates nothing and takes no lock shared between
 // threads: each thread keeps its own statistics and HDR histograms, merged

@@ -2,7 +2,6 @@ package bench
 
 import (
 	"fmt"
-	"runtime"
 	"sync"
 	"syscall"
 
@@ -92,20 +91,15 @@ func (c *client) readSocket() {
 	c.onInput()
 }
 
-// runRaw is the epoll loop of a thread on the raw path. It runs locked to
-// its OS thread.
+// runRaw is the epoll loop of a thread on the raw path.
 func (t *thread) runRaw() {
-	runtime.LockOSThread()
-	defer runtime.UnlockOSThread()
 	r := t.r
-	byID := make(map[int]*client, len(t.clients))
 	base := 0
 	if len(t.clients) > 0 {
 		base = t.clients[0].id
 	}
 	index := make([]*client, len(t.clients))
 	for _, c := range t.clients {
-		byID[c.id] = c
 		index[c.id-base] = c
 	}
 	remains := len(t.clients)
@@ -200,7 +194,6 @@ func (t *thread) runRaw() {
 			t.publishTick(now)
 		}
 	}
-	_ = byID
 }
 
 func (c *client) deadline() int64 {
