@@ -2,6 +2,7 @@ package script
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 )
 
@@ -198,5 +199,26 @@ func TestConcurrentClients(t *testing.T) {
 		if err := <-done; err != nil {
 			t.Fatal(err)
 		}
+	}
+}
+
+// BenchmarkDistributions measures the non-uniform random functions, which
+// use the correctly rounded exp, log, pow and sin.
+func BenchmarkDistributions(b *testing.B) {
+	for _, e := range []string{"random(1, 1000000)", "random_exponential(1, 1000000, 2.5)",
+		"random_gaussian(1, 1000000, 2.5)", "random_zipfian(1, 1000000, 1.07)"} {
+		b.Run(e[:strings.IndexByte(e, '(')], func(b *testing.B) {
+			s, err := Parse("d.sql", "\\set x "+e+"\n", nil)
+			if err != nil {
+				b.Fatal(err)
+			}
+			env, _ := newClient(b, s, 1)
+			b.ReportAllocs()
+			for b.Loop() {
+				if err := s.Commands[0].ExecSet(env); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }

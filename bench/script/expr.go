@@ -332,9 +332,9 @@ func (env *Env) evalStandard(n *node) (Value, error) {
 		case opSqrt:
 			d = math.Sqrt(d)
 		case opLn:
-			d = math.Log(d)
+			d = cLog(d)
 		case opExp:
-			d = math.Exp(d)
+			d = cExp(d)
 		}
 		return Double(d), nil
 
@@ -360,7 +360,7 @@ func (env *Env) evalStandard(n *node) (Value, error) {
 		if err != nil {
 			return Value{}, err
 		}
-		return Double(math.Pow(ld, rd)), nil
+		return Double(cPow(ld, rd)), nil
 
 	case opIs:
 		a, b := vargs[0], vargs[1]

@@ -342,3 +342,49 @@ func asExecError(err error, target **ExecError) bool {
 	}
 	return ok
 }
+
+// pgbench -n -t 2 --random-seed=2718281828 with extreme ranges and
+// parameters, stderr.
+func TestPgbenchSeededExtremes(t *testing.T) {
+	text := `\set a debug(random(0, 9223372036854775806))
+\set a debug(random(-4611686018427387904, 4611686018427387902))
+\set a debug(random_exponential(1, 9223372036854775806, 0.001))
+\set a debug(random_exponential(1, 10, 1000))
+\set a debug(random_gaussian(-1000000000000, 1000000000000, 2.0))
+\set a debug(random_gaussian(1, 10, 1e9))
+\set a debug(random_zipfian(1, 9223372036854775806, 1.001))
+\set a debug(random_zipfian(1, 1000000000, 1000))
+\set a debug(random_zipfian(5, 5, 2))
+\set a debug(random(7, 7))
+\set a debug(permute(123456789, 9223372036854775807, -1))
+\set a debug(hash(-9223372036854775808, 9223372036854775807))
+\set a debug(random(1, 2) + random(1, 2) * 10 + random(1, 2) * 100 + random(1, 2) * 1000)
+`
+	want := []int64{
+		7533246363613585482, -1495074032002982952, 899733178144225025, 1, 293789804293, 5, 4661094210377943,
+		1, 5, 7, 8807841387574324298, 8800816955714355153, 2121,
+		8346562182706102037, -1221832347857009662, 265461237432730785, 1, -16972342068, 6, 10842912,
+		1, 5, 7, 8807841387574324298, 8800816955714355153, 2121,
+	}
+	s, err := Parse("x.sql", text, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	env, out := newClient(t, s, 2718281828)
+	for tx := 0; tx < 2; tx++ {
+		if _, err := runOnce(s, env); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var got []int64
+	for _, line := range strings.Split(strings.TrimSpace(out.String()), "\n") {
+		var v int64
+		if _, err := fmt.Sscanf(line[strings.Index(line, "int "):], "int %d", &v); err != nil {
+			t.Fatalf("line %q: %v", line, err)
+		}
+		got = append(got, v)
+	}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("got  %v\nwant %v", got, want)
+	}
+}

@@ -119,11 +119,7 @@ func (r *PRNG) Double() float64 {
 
 // DoubleNormal returns a standard normal deviate with the Box-Muller
 // transform (pg_prng_double_normal).
-func (r *PRNG) DoubleNormal() float64 {
-	u1 := 1.0 - r.Double()
-	u2 := 1.0 - r.Double()
-	return math.Sqrt(-2.0*math.Log(u1)) * math.Sin(float64(2.0*math.Pi)*u2)
-}
+func (r *PRNG) DoubleNormal() float64 { return r.normalPrecise() }
 
 // Bool returns a random boolean from the top bit (pg_prng_bool).
 func (r *PRNG) Bool() bool { return r.next()>>63 != 0 }
@@ -141,51 +137,166 @@ func (r *PRNG) Uniform(min, max int64) int64 {
 // Exponential returns a value in [min, max] from pgbench's truncated
 // exponential distribution (getExponentialRand); parameter must be > 0.
 func (r *PRNG) Exponential(min, max int64, parameter float64) int64 {
-	cut := math.Exp(-parameter)
 	uniform := 1.0 - r.Double()
-	// The explicit conversion keeps Go from fusing the multiply-add.
+	n := float64(max - min + 1)
+	// Fast path with Go's exp and log; when the result could be on the
+	// other side of an integer with glibc's, use the correctly rounded
+	// functions (see ddmath.go).
+	cut := math.Exp(-parameter)
 	rnd := -math.Log(cut+float64((1.0-cut)*uniform)) / parameter
-	return min + truncToInt64(float64(max-min+1)*rnd)
+	v := n * rnd
+	margin := n*(1.6e-14/parameter+1.6e-14*math.Abs(rnd)) + math.Abs(v)*8e-15
+	if nearInteger(v, margin) {
+		v = n * exponentialPrecise(uniform, parameter)
+	}
+	return min + truncToInt64(v)
+}
+
+func exponentialPrecise(uniform, parameter float64) float64 {
+	cut := cExp(-parameter)
+	// The explicit conversion keeps Go from fusing the multiply-add.
+	return -cLog(cut+float64((1.0-cut)*uniform)) / parameter
+}
+
+// nearInteger reports whether v is within margin of an integer, or not a
+// usable number.
+func nearInteger(v, margin float64) bool {
+	if math.IsNaN(v) || math.IsInf(v, 0) || math.IsNaN(margin) || margin >= 0.5 {
+		return true
+	}
+	f := v - math.Floor(v)
+	return f <= margin || f >= 1-margin
 }
 
 // Gaussian returns a value in [min, max] from pgbench's truncated normal
 // distribution (getGaussianRand); parameter must be >= 2.
 func (r *PRNG) Gaussian(min, max int64, parameter float64) int64 {
+	saved := *r
+	n := float64(max - min + 1)
+	// Fast path: Box-Muller with Go's log and sin, bounding the difference
+	// with glibc's; replay with the precise functions when a decision or the
+	// result is too close to call.
 	var stdev float64
+	close := false
 	for {
-		stdev = r.DoubleNormal()
+		u1 := 1.0 - r.Double()
+		u2 := 1.0 - r.Double()
+		sq := math.Sqrt(-2.0 * math.Log(u1))
+		stdev = sq * math.Sin(float64(2.0*math.Pi)*u2)
+		errBound := sq*1.6e-14 + 1e-300
+		if math.Abs(math.Abs(stdev)-parameter) <= errBound {
+			close = true
+		}
 		if !(stdev < -parameter || stdev >= parameter) {
 			break
 		}
 	}
 	rnd := (stdev + parameter) / (parameter * 2.0)
-	return min + truncToInt64(float64(max-min+1)*rnd)
+	v := n * rnd
+	margin := n*(6*1.6e-14)/(2*parameter) + math.Abs(v)*8e-15
+	if close || nearInteger(v, margin) {
+		*r = saved
+		for {
+			stdev = r.normalPrecise()
+			if !(stdev < -parameter || stdev >= parameter) {
+				break
+			}
+		}
+		v = n * ((stdev + parameter) / (parameter * 2.0))
+	}
+	return min + truncToInt64(v)
+}
+
+// normalPrecise is DoubleNormal.
+func (r *PRNG) normalPrecise() float64 {
+	u1 := 1.0 - r.Double()
+	u2 := 1.0 - r.Double()
+	return math.Sqrt(-2.0*cLog(u1)) * cSin(float64(2.0*math.Pi)*u2)
 }
 
 // Poisson returns a value whose mean is center (getPoissonRand), as pgbench
 // uses to schedule transactions under --rate.
 func (r *PRNG) Poisson(center float64) int64 {
 	uniform := 1.0 - r.Double()
-	return truncToInt64(float64(-math.Log(uniform)*center) + 0.5)
+	l := math.Log(uniform)
+	v := float64(-l*center) + 0.5
+	if nearInteger(v, math.Abs(l*center)*8e-15+math.Abs(v)*8e-15) {
+		v = float64(-cLog(uniform)*center) + 0.5
+	}
+	return truncToInt64(v)
 }
 
 // Zipfian returns a value in [min, max] from pgbench's zipfian distribution
 // (getZipfianRand: Devroye's rejection method); s must be in [1.001, 1000].
 func (r *PRNG) Zipfian(min, max int64, s float64) int64 {
-	return min - 1 + r.iterativeZipfian(max-min+1, s)
+	n := max - min + 1
+	if n <= 1 {
+		return min
+	}
+	saved := *r
+	if x, ok := r.zipfianFast(n, s); ok {
+		return min - 1 + x
+	}
+	*r = saved
+	return min - 1 + r.zipfianPrecise(n, s)
 }
 
-func (r *PRNG) iterativeZipfian(n int64, s float64) int64 {
-	b := math.Pow(2.0, s-1.0)
-	if n <= 1 {
-		return 1
+// fastPow returns x^y for finite x > 0 as exp(y*log(x)) and a bound on
+// its relative difference with glibc's pow: the error of the exponent grows
+// with |y*log(x)|.
+func fastPow(x, y float64) (float64, float64) {
+	z := y * math.Log(x)
+	return math.Exp(z), (math.Abs(z) + 16) * 8e-16
+}
+
+// zipfianFast runs the rejection loop with Go's exp and log, and fails when
+// a floor or a comparison could go the other way with glibc's pow.
+func (r *PRNG) zipfianFast(n int64, s float64) (int64, bool) {
+	e := -1.0 / (s - 1.0)
+	b, relB := fastPow(2.0, s-1.0)
+	db := b * relB
+	for {
+		u := r.Double()
+		v := r.Double()
+		if u == 0 {
+			return 0, false // pow(0, e) is +Inf: let the precise path decide
+		}
+		px, relX := fastPow(u, e)
+		if math.IsInf(px, 0) || math.IsNaN(px) {
+			return 0, false
+		}
+		margin := px * relX
+		if px-margin > float64(n)+1 {
+			continue // x > n with either pow: rejected
+		}
+		if nearInteger(px, margin) {
+			return 0, false
+		}
+		x := math.Floor(px)
+		t, relT := fastPow(1.0+1.0/x, s-1.0)
+		dt := t * relT
+		lhs := v * x * (t - 1.0) / (b - 1.0)
+		rhs := t / b
+		lhsErr := v*x*dt/math.Abs(b-1) + math.Abs(lhs)*(db/math.Abs(b-1)+4e-15)
+		rhsErr := dt/b + rhs*(db/b+4e-15)
+		if !(math.Abs(lhs-rhs) > 4*(lhsErr+rhsErr)) {
+			return 0, false
+		}
+		if lhs <= rhs && x <= float64(n) {
+			return int64(x), true
+		}
 	}
+}
+
+// zipfianPrecise is pgbench's computeIterativeZipfian with glibc's pow.
+func (r *PRNG) zipfianPrecise(n int64, s float64) int64 {
+	b := cPow(2.0, s-1.0)
 	var x float64
 	for {
 		u := r.Double()
 		v := r.Double()
-		x = math.Floor(math.Pow(u, -1.0/(s-1.0)))
-		t := math.Pow(1.0+1.0/x, s-1.0)
+		x = math.Floor(cPow(u, -1.0/(s-1.0)))
+		t := cPow(1.0+1.0/x, s-1.0)
 		if v*x*(t-1.0)/(b-1.0) <= t/b && x <= float64(n) {
 			break
 		}

@@ -245,3 +245,104 @@ func TestPermuteIsAPermutation(t *testing.T) {
 		t.Error("size < 2 must give 0")
 	}
 }
+
+// The distributions use Go's fast exp, log and pow and fall back to the
+// correctly rounded functions when their error bounds say the result could
+// differ. Check over many draws that the fast paths always give the same
+// values, and consume the same random numbers, as the precise ones.
+func TestFastPathsEqualPrecise(t *testing.T) {
+	type distribution struct {
+		name    string
+		fast    func(r *PRNG) int64
+		precise func(r *PRNG) int64
+	}
+	var ds []distribution
+	for _, c := range []struct{ min, max int64 }{{1, 10}, {1, 1000000}, {-1000000000000, 1000000000000}, {0, 9223372036854775806}} {
+		for _, p := range []float64{0.001, 0.5, 2.5, 10, 50} {
+			min, max, p := c.min, c.max, p
+			ds = append(ds, distribution{"exponential",
+				func(r *PRNG) int64 { return r.Exponential(min, max, p) },
+				func(r *PRNG) int64 {
+					u := 1.0 - r.Double()
+					return min + truncToInt64(float64(max-min+1)*exponentialPrecise(u, p))
+				}})
+		}
+		for _, p := range []float64{2, 2.5, 5, 1e9} {
+			min, max, p := c.min, c.max, p
+			ds = append(ds, distribution{"gaussian",
+				func(r *PRNG) int64 { return r.Gaussian(min, max, p) },
+				func(r *PRNG) int64 {
+					var sd float64
+					for {
+						sd = r.normalPrecise()
+						if !(sd < -p || sd >= p) {
+							break
+						}
+					}
+					return min + truncToInt64(float64(max-min+1)*((sd+p)/(p*2.0)))
+				}})
+		}
+		for _, s := range []float64{1.001, 1.07, 1.5, 3, 1000} {
+			min, max, s := c.min, c.max, s
+			ds = append(ds, distribution{"zipfian",
+				func(r *PRNG) int64 { return r.Zipfian(min, max, s) },
+				func(r *PRNG) int64 { return min - 1 + r.zipfianPrecise(max-min+1, s) }})
+		}
+	}
+	ds = append(ds, distribution{"poisson",
+		func(r *PRNG) int64 { return r.Poisson(1234.5) },
+		func(r *PRNG) int64 { return truncToInt64(float64(-cLog(1.0-r.Double())*1234.5) + 0.5) }})
+	draws := 3000
+	if testing.Short() {
+		draws = 300
+	}
+	for i, d := range ds {
+		r1 := NewPRNG(uint64(i) + 1)
+		r2 := r1
+		for k := 0; k < draws; k++ {
+			a, b := d.fast(&r1), d.precise(&r2)
+			if a != b || r1 != r2 {
+				t.Fatalf("%s #%d draw %d: fast %d, precise %d (states equal: %v)", d.name, i, k, a, b, r1 == r2)
+			}
+		}
+	}
+}
+
+// TestCorrectlyRoundedMath checks the double-double functions on values
+// whose correctly rounded results are known exactly.
+func TestCorrectlyRoundedMath(t *testing.T) {
+	// C's M_PI/6 divides the rounded pi at run time; Go's constant
+	// math.Pi/6 would be rounded from the exact value.
+	pi := math.Pi
+	piOver6 := pi / 6
+	for _, c := range []struct {
+		got, want float64
+	}{
+		{cExp(1), 2.718281828459045},
+		{cExp(-1), 0.36787944117144233},
+		{cExp(0), 1},
+		{cLog(2), 0.6931471805599453},
+		{cLog(10), 2.302585092994046},
+		{cLog(1), 0},
+		{cPow(2, 10), 1024},
+		{cPow(-3, 3), -27},
+		{cPow(-2, -3), -0.125},
+		{cPow(0, 0), 1},
+		{cPow(10, 30), 1e30},
+		{cPow(2, 0.5), math.Sqrt2},
+		{cSin(piOver6), 0.49999999999999994},
+		{cSin(math.Pi), 1.2246467991473532e-16},
+		{cSin(3 * math.Pi / 2), -1},
+	} {
+		if c.got != c.want {
+			t.Errorf("got %v, want %v", c.got, c.want)
+		}
+	}
+	if !math.IsNaN(cPow(-8, 1.0/3)) || !math.IsInf(cExp(1000), 1) || !math.IsInf(cLog(0), -1) || !math.IsNaN(cLog(-1)) {
+		t.Error("special cases")
+	}
+	// A subnormal result is rounded once.
+	if got := cExp(-745.1); got != 5e-324 {
+		t.Errorf("exp(-745.1) = %v", got)
+	}
+}
