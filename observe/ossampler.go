@@ -137,7 +137,8 @@ func startOS(ctx context.Context, layout diskLayout, statPath, dataDir string, i
 		s.series.Disks = layout.physicalDisks()
 		s.series.DiskNote = "no data directory given; using all physical disks (" + strings.Join(s.series.Disks, ", ") + ")"
 	} else if disks, note, err := layout.findDisks(dataDir); err != nil {
-		s.series.DiskNote = err.Error()
+		s.series.Disks = layout.physicalDisks()
+		s.series.DiskNote = err.Error() + "; using all physical disks (" + strings.Join(s.series.Disks, ", ") + ")"
 	} else {
 		s.series.Disks, s.series.DiskNote = disks, note
 	}

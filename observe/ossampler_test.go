@@ -301,3 +301,16 @@ func BenchmarkOSRead(b *testing.B) {
 		}
 	}
 }
+
+func TestOSSamplerMissingDir(t *testing.T) {
+	s := StartOS(context.Background(), "/nonexistent/pglab", 10*time.Millisecond)
+	time.Sleep(30 * time.Millisecond)
+	series, err := s.Stop()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(series.DiskNote, "/nonexistent/pglab") || !strings.Contains(series.DiskNote, "all physical disks") ||
+		strings.Join(series.Disks, ",") != strings.Join(hostLayout.physicalDisks(), ",") {
+		t.Errorf("disks %v, note %q", series.Disks, series.DiskNote)
+	}
+}
