@@ -69,6 +69,9 @@ type Instance struct {
 	pid     int // the postmaster's pid while running
 	stopCtx context.CancelFunc
 	logFile *os.File
+	// life is the context given to Start: when it ends the server is
+	// stopped, whatever context later restarts were given.
+	life context.Context
 }
 
 // instanceFile is the instance's description kept in its directory (no
@@ -108,7 +111,7 @@ func Start(ctx context.Context, opts Options) (_ *Instance, err error) {
 	if err != nil {
 		return nil, err
 	}
-	inst := &Instance{opts: opts, name: opts.Name, user: su, settings: opts.Settings}
+	inst := &Instance{opts: opts, name: opts.Name, user: su, settings: opts.Settings, life: ctx}
 	if opts.Dir == "" {
 		if err := os.MkdirAll(TempRoot(), 0o755); err != nil {
 			return nil, fmt.Errorf("create temporary directory: %w", err)
@@ -509,13 +512,17 @@ func (i *Instance) startOnce(ctx context.Context) error {
 		break
 	}
 	if !i.opts.Detached {
+		life := i.life
+		if life == nil {
+			life = ctx
+		}
 		wctx, cancel := context.WithCancel(context.Background())
 		i.mu.Lock()
 		i.stopCtx = cancel
 		i.mu.Unlock()
 		go func() {
 			select {
-			case <-ctx.Done():
+			case <-life.Done():
 				sctx, c := context.WithTimeout(context.Background(), 30*time.Second)
 				i.Stop(sctx)
 				c()

@@ -323,3 +323,22 @@ func serverProcesses(dir string) []string {
 	}
 	return out
 }
+
+// TestRestartContextDoesNotOwnServer checks that the context of a restart
+// only bounds the restart: cancelling it afterwards leaves the server
+// running (the context given to Start owns the server).
+func TestRestartContextDoesNotOwnServer(t *testing.T) {
+	inst := pgtest.New(t, pgtest.Options{})
+	rctx, cancel := context.WithCancel(context.Background())
+	if err := inst.Restart(rctx); err != nil {
+		t.Fatal(err)
+	}
+	cancel()
+	time.Sleep(500 * time.Millisecond)
+	if !inst.Running() {
+		t.Fatal("cancelling a restart's context stopped the server")
+	}
+	if got := show(t, inst, "server_version_num"); got == "" {
+		t.Fatal("server does not answer")
+	}
+}

@@ -156,6 +156,9 @@ func (vacuumStudy) Run(ctx context.Context, s *Session, c Case, rep int) error {
 		source := "verbose"
 		if !ok && strings.HasPrefix(m.name, "wal_") {
 			v, ok = step.Counter(m.name)
+			if !ok && m.name == "wal_bytes" {
+				v, ok = step.Counter("wal_lsn_bytes") // 13 has no pg_stat_wal
+			}
 			source = "counters"
 		}
 		if !ok {
