@@ -21,7 +21,7 @@ type tickMsg struct {
 // next interval (catching up if the thread was late).
 func (t *thread) publishTick(now int64) {
 	r := t.r
-	for t.nextReport <= now {
+	for t.nextReport > 0 && t.nextReport <= now {
 		if r.endTime > 0 && t.nextReport >= r.endTime {
 			t.nextReport = 0
 			return

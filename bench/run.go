@@ -589,7 +589,13 @@ func (t *thread) runBlocking() {
 	if t.nextReport > 0 {
 		go func() {
 			for {
-				d := t.nextReport - nowUS()
+				mu.Lock()
+				next := t.nextReport
+				mu.Unlock()
+				if next == 0 {
+					return
+				}
+				d := next - nowUS()
 				select {
 				case <-stopTicks:
 					return

@@ -74,6 +74,7 @@ func TestRunPortablePath(t *testing.T) {
 		cfg.Mode = mode
 		cfg.Portable = true
 		cfg.ReportPerCommand = true
+		cfg.Progress = time.Second
 		res, err := bench.Run(context.Background(), cfg)
 		if err != nil {
 			t.Fatal(err)
@@ -89,7 +90,16 @@ func TestRunPortablePath(t *testing.T) {
 
 func TestRunProgressAndRate(t *testing.T) {
 	dsn := initDB(t)
+	for _, portable := range []bool{false, true} {
+		t.Run(map[bool]string{false: "raw", true: "portable"}[portable], func(t *testing.T) {
+			testProgressAndRate(t, dsn, portable)
+		})
+	}
+}
+
+func testProgressAndRate(t *testing.T, dsn string, portable bool) {
 	cfg := bench.DefaultConfig()
+	cfg.Portable = portable
 	cfg.ConnString = dsn
 	cfg.Scripts = []bench.ScriptSpec{bench.BuiltinSpec(script.Builtins()[2], 1)}
 	cfg.Clients, cfg.Threads = 2, 2
