@@ -283,6 +283,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		r.stmtNames = append(r.stmtNames, names)
 	}
 	r.nclients = cfg.Clients
+	raiseOpenFiles(cfg.Clients + 3)
 	r.nthreads = min(cfg.Threads, cfg.Clients)
 	r.nxacts = cfg.Transactions
 	if cfg.Duration > 0 {
@@ -781,6 +782,17 @@ func (r *runner) fillResult(res *Result, threads []*thread, scale int, end int64
 			}
 		}
 		res.Scripts = append(res.Scripts, sr)
+	}
+}
+
+// raiseOpenFiles raises the soft limit on open files to n if the hard limit
+// allows (the CLI checks and reports this as pgbench does; API callers get
+// it silently).
+func raiseOpenFiles(n int) {
+	var rl unix.Rlimit
+	if unix.Getrlimit(unix.RLIMIT_NOFILE, &rl) == nil && rl.Cur < uint64(n) && rl.Max >= uint64(n) {
+		rl.Cur = uint64(n)
+		_ = unix.Setrlimit(unix.RLIMIT_NOFILE, &rl)
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -11,6 +12,7 @@ import (
 	"github.com/pglab/pglab/bench/initdata"
 	"github.com/pglab/pglab/bench/script"
 	"github.com/pglab/pglab/internal/pgtest"
+	"github.com/pglab/pglab/pgserver"
 )
 
 func TestMain(m *testing.M) { pgtest.Main(m) }
@@ -150,6 +152,43 @@ func TestRunAbortedClient(t *testing.T) {
 	if _, err := bench.Run(context.Background(), cfg); err == nil || err.Error() != "Run was aborted due to an error in thread 0" {
 		t.Errorf("--exit-on-abort: err %v", err)
 	}
+}
+
+// TestRun2000Clients runs 2,000 clients from one process against a server
+// whose max_connections is raised accordingly.
+func TestRun2000Clients(t *testing.T) {
+	if testing.Short() {
+		t.Skip("2,000 connections take a while; not in -short mode")
+	}
+	set, err := pgserver.ParseSetting("max_connections=2100")
+	if err != nil {
+		t.Fatal(err)
+	}
+	inst := pgtest.New(t, pgtest.Options{Settings: []pgserver.Setting{set}})
+	dsn := pgtest.CreateDB(t, inst)
+	pcfg, err := bench.ConnConfig(dsn, "", "", "", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := initdata.Run(context.Background(), pcfg, initdata.Options{Scale: 1}, nil); err != nil {
+		t.Fatal(err)
+	}
+	cfg := bench.DefaultConfig()
+	cfg.ConnString = dsn
+	cfg.Scripts = []bench.ScriptSpec{bench.BuiltinSpec(script.Builtins()[2], 1)}
+	cfg.Clients, cfg.Threads, cfg.Transactions = 2000, 2, 3
+	cfg.Mode = bench.QueryPrepared
+	cfg.NoVacuum = true
+	res, err := bench.Run(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Transactions != 6000 || res.Aborted {
+		t.Fatalf("transactions %d aborted %v", res.Transactions, res.Aborted)
+	}
+	var ru syscall.Rusage
+	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+	t.Logf("2000 clients: initial connection time %.0f ms, tps %.0f, peak RSS of the test process %d MB", res.ConnMs, res.TPS, ru.Maxrss/1024)
 }
 
 func TestConnConfig(t *testing.T) {
