@@ -51,14 +51,23 @@ func quoteIdent(s string) string {
 }
 
 // CreateTableStatements returns step t's statements, in pgbench's order:
-// the four tables, then the partitions of pgbench_accounts if any.
-func CreateTableStatements(o Options) []string {
+// the four tables, then the partitions of pgbench_accounts if any, as the
+// pgbench of the server's version (libpq's PQserverVersion number) writes
+// them. They differ in one place: with --unlogged-tables and partitions,
+// pgbench 17 makes all four tables unlogged; PostgreSQL 18 refuses
+// unlogged partitioned tables, and pgbench 18 then makes only the
+// partitions unlogged (the four tables stay logged).
+func CreateTableStatements(o Options, serverVersion int) []string {
 	method := o.partitionMethod()
+	unlogged := o.UnloggedTables
+	if serverVersion >= 180000 && method != PartitionNone {
+		unlogged = false
+	}
 	var out []string
 	for _, d := range tableDDLs {
 		var b strings.Builder
 		b.WriteString("create")
-		if o.UnloggedTables && method == PartitionNone {
+		if unlogged {
 			b.WriteString(" unlogged")
 		}
 		cols := d.smallCols

@@ -59,14 +59,15 @@ func copyStatement(table string, freeze, binary bool) string {
 	return "copy " + table + " from stdin with (" + strings.Join(opts, ", ") + ")"
 }
 
-// copyError words a failed COPY as pgbench does: an error at the start of
-// the COPY is "unexpected copy in result", one at its end (bad data, a
-// constraint) is printed by libpq as a notice, then "PQendcopy failed".
+// copyError words a failed COPY as pgbench does. The server rejects a
+// statement it cannot analyze (unknown table, no privilege: SQLSTATE
+// class 42) before the copy starts: "unexpected copy in result". Anything
+// else (bad data, a constraint, FREEZE refused) comes when the copy ends:
+// libpq prints it as a notice, then pgbench says "PQendcopy failed".
 func copyError(err error, sql string) *Error {
 	var pe *pgconn.PgError
 	if errors.As(err, &pe) {
-		class := pe.Code[:2]
-		if class == "42" || class == "0A" || class == "55" {
+		if strings.HasPrefix(pe.Code, "42") {
 			return &Error{Messages: []string{"unexpected copy in result: " + serverMessage(err)}, Err: err}
 		}
 		return &Error{Notice: serverMessage(err), Messages: []string{"PQendcopy failed"}, Err: err}
@@ -78,10 +79,10 @@ func copyError(err error, sql string) *Error {
 // and COPY branches, tellers and accounts, as pgbench does.
 func (r *runner) generateClientSide(ctx context.Context) error {
 	r.out.printf("generating data (client-side)...\n")
-	if err := exec(ctx, r.conn, "begin"); err != nil {
+	if err := execSQL(ctx, r.conn, "begin"); err != nil {
 		return err
 	}
-	if err := exec(ctx, r.conn, TruncateStatement); err != nil {
+	if err := execSQL(ctx, r.conn, TruncateStatement); err != nil {
 		return err
 	}
 	for _, t := range []Table{Branches, Tellers, Accounts} {
@@ -89,21 +90,9 @@ func (r *runner) generateClientSide(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
-		if t == Accounts && info.relkind == 'p' && r.o.Method == MethodFast && r.o.connections() > 1 {
-			total := t.PerScale() * int64(r.o.scale())
-			leaves, err := accountLeaves(ctx, r.conn, info, total)
-			if err != nil {
-				return err
-			}
-			if len(leaves) > 1 {
-				// The partitions load on other connections, which must
-				// see the truncation: commit it with branches and tellers.
-				if err := exec(ctx, r.conn, "commit"); err != nil {
-					return err
-				}
-				prog := newProgress(r.out, t.Name(), total, r.o.Quiet)
-				err := r.loadLeaves(ctx, leaves, total, prog)
-				prog.finish()
+		if t == Accounts && info.relkind == 'p' {
+			done, err := r.loadPartitionsInParallel(ctx, info)
+			if done || err != nil {
 				return err
 			}
 		}
@@ -111,7 +100,34 @@ func (r *runner) generateClientSide(ctx context.Context) error {
 			return err
 		}
 	}
-	return exec(ctx, r.conn, "commit")
+	return execSQL(ctx, r.conn, "commit")
+}
+
+// loadPartitionsInParallel loads the range partitions of pgbench_accounts
+// on several connections when that leaves the tables a COPY into the
+// parent leaves (see accountLeaves, newLeafSource, leavesGrowAlike). It
+// commits the main transaction first (the other connections must see the
+// truncation), so a failure leaves branches and tellers loaded; pgbench
+// would have rolled them back. It reports whether it loaded them.
+func (r *runner) loadPartitionsInParallel(ctx context.Context, info *relInfo) (bool, error) {
+	if r.o.Method != MethodFast || r.o.connections() < 2 {
+		return false, nil
+	}
+	total := Accounts.PerScale() * int64(r.o.scale())
+	leaves, err := accountLeaves(ctx, r.conn, info, total)
+	if err != nil || len(leaves) < 2 {
+		return false, err
+	}
+	if alike, err := leavesGrowAlike(ctx, r.conn, r.serverVersion, len(leaves)); !alike || err != nil {
+		return false, err
+	}
+	if err := execSQL(ctx, r.conn, "commit"); err != nil {
+		return false, err
+	}
+	prog := newProgress(r.out, Accounts.Name(), total, r.o.Quiet)
+	err = r.loadLeaves(ctx, leaves, prog)
+	prog.finish()
+	return true, err
 }
 
 // load fills one table on the main connection.

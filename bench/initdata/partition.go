@@ -2,7 +2,6 @@ package initdata
 
 import (
 	"context"
-	"io"
 	"regexp"
 	"sort"
 	"strconv"
@@ -11,94 +10,90 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 )
 
-// leaf is one partition of pgbench_accounts and the rows it receives.
+// The server's COPY FROM buffers rows and writes them to the table in
+// batches (copyfrom.c): a batch ends after 1000 rows, or once the input
+// lines of the batch add up to 65535 bytes. How the table grows (and so
+// how many empty pages it ends with) depends on the batches.
+const (
+	copyBatchRows  = 1000
+	copyBatchBytes = 65535
+)
+
+// leaf is one range partition of pgbench_accounts and the rows (0-based
+// k) [lo, hi) it receives.
 type leaf struct {
-	name string // as regclass prints it: quoted and qualified as needed
-	// Range partitions: rows (0-based k) [lo, hi).
+	name   string // as regclass prints it: quoted and qualified as needed
 	lo, hi int64
-	// Hash partitions: rows whose partitionHash % modulus == remainder.
-	hash               bool
-	modulus, remainder uint64
-	info               *relInfo
 }
 
 // leafSQL lists the partitions of pgbench_accounts with their bounds, and
-// the partition key: strategy, whether it is the first column with its
-// type's default operator class.
+// the partition key: strategy, and whether it is the first column alone.
 const leafSQL = "SELECT c.oid::pg_catalog.regclass::pg_catalog.text, c.relkind, pg_catalog.pg_get_expr(c.relpartbound, c.oid), " +
-	"p.partstrat, (p.partnatts = 1 AND p.partattrs[0] = 1 AND p.partexprs IS NULL AND o.opcdefault)::pg_catalog.text " +
+	"p.partstrat, (p.partnatts = 1 AND p.partattrs[0] = 1 AND p.partexprs IS NULL)::pg_catalog.text " +
 	"FROM pg_catalog.pg_partitioned_table p " +
-	"JOIN pg_catalog.pg_opclass o ON o.oid = p.partclass[0] " +
 	"JOIN pg_catalog.pg_inherits i ON i.inhparent = p.partrelid " +
 	"JOIN pg_catalog.pg_class c ON c.oid = i.inhrelid " +
 	"WHERE p.partrelid = $1::pg_catalog.regclass"
 
-var (
-	rangeBoundRE = regexp.MustCompile(`^FOR VALUES FROM \((MINVALUE|-?[0-9]+)\) TO \((MAXVALUE|-?[0-9]+)\)$`)
-	hashBoundRE  = regexp.MustCompile(`^FOR VALUES WITH \(modulus ([0-9]+), remainder ([0-9]+)\)$`)
-)
+var rangeBoundRE = regexp.MustCompile(`^FOR VALUES FROM \((MINVALUE|-?[0-9]+)\) TO \((MAXVALUE|-?[0-9]+)\)$`)
 
-// accountLeaves returns the partitions of pgbench_accounts and the rows
-// each receives, when loading them directly gives each the rows, in the
-// order, that a COPY into the parent would route to it; otherwise nil
-// (sub-partitions, a default partition, other keys, gaps: the caller then
-// loads through the parent as pgbench does).
+// accountLeaves returns the range partitions of pgbench_accounts and the
+// rows each receives, when they tile the accounts exactly (each row to
+// one ordinary partition of the aid range); otherwise nil, and the caller
+// loads through the parent as pgbench does (hash partitions, a default
+// partition, sub-partitions, other keys, gaps).
+//
+// Loading the partitions directly leaves the tables a COPY into the parent
+// leaves if each partition gets its rows in the same batches; see
+// newLeafSource.
 func accountLeaves(ctx context.Context, conn *pgconn.PgConn, parent *relInfo, total int64) ([]*leaf, error) {
 	rows, err := queryStrings(ctx, conn, leafSQL, Accounts.Name())
 	if err != nil || len(rows) == 0 {
 		return nil, err
 	}
-	if len(parent.types) == 0 || (parent.types[0] != oidInt4 && parent.types[0] != oidInt8) {
+	if len(parent.types) != len(Accounts.columns()) {
 		return nil, nil
 	}
 	var leaves []*leaf
 	for _, r := range rows {
-		if r[1] != "r" || r[4] != "true" {
+		if r[1] != "r" || r[3] != "r" || r[4] != "true" {
 			return nil, nil
 		}
-		l := &leaf{name: r[0]}
-		switch r[3] {
-		case "r":
-			m := rangeBoundRE.FindStringSubmatch(r[2])
-			if m == nil {
-				return nil, nil
-			}
-			// Bounds are on aid = k+1: [from, to) in aid is [from-1, to-1) in k.
-			l.lo, l.hi = 0, total
-			if m[1] != "MINVALUE" {
-				v, err := strconv.ParseInt(m[1], 10, 64)
-				if err != nil {
-					return nil, nil
-				}
-				l.lo = clamp(v-1, 0, total)
-			}
-			if m[2] != "MAXVALUE" {
-				v, err := strconv.ParseInt(m[2], 10, 64)
-				if err != nil {
-					return nil, nil
-				}
-				l.hi = clamp(v-1, 0, total)
-			}
-			if l.hi < l.lo {
-				l.hi = l.lo
-			}
-		case "h":
-			m := hashBoundRE.FindStringSubmatch(r[2])
-			if m == nil {
-				return nil, nil
-			}
-			l.hash = true
-			l.modulus, _ = strconv.ParseUint(m[1], 10, 64)
-			l.remainder, _ = strconv.ParseUint(m[2], 10, 64)
-			if l.modulus == 0 {
-				return nil, nil
-			}
-		default:
+		m := rangeBoundRE.FindStringSubmatch(r[2])
+		if m == nil {
 			return nil, nil
 		}
+		// Bounds are on aid = k+1: [from, to) in aid is [from-1, to-1) in k.
+		l := &leaf{name: r[0], lo: 0, hi: total}
+		if m[1] != "MINVALUE" {
+			v, err := strconv.ParseInt(m[1], 10, 64)
+			if err != nil {
+				return nil, nil
+			}
+			l.lo = clamp(v-1, 0, total)
+		}
+		if m[2] != "MAXVALUE" {
+			v, err := strconv.ParseInt(m[2], 10, 64)
+			if err != nil {
+				return nil, nil
+			}
+			l.hi = clamp(v-1, 0, total)
+		}
+		l.hi = max(l.hi, l.lo)
 		leaves = append(leaves, l)
 	}
-	if !coversAll(leaves, total) {
+	sort.Slice(leaves, func(i, j int) bool { return leaves[i].lo < leaves[j].lo })
+	next := int64(0)
+	for _, l := range leaves {
+		if l.hi == l.lo {
+			continue
+		}
+		if l.lo != next {
+			return nil, nil
+		}
+		next = l.hi
+	}
+	if next != total {
 		return nil, nil
 	}
 	for _, l := range leaves {
@@ -109,95 +104,94 @@ func accountLeaves(ctx context.Context, conn *pgconn.PgConn, parent *relInfo, to
 		if len(info.types) != len(parent.types) {
 			return nil, nil
 		}
-		l.info = info
 	}
 	return leaves, nil
 }
 
 func clamp(v, lo, hi int64) int64 { return max(lo, min(v, hi)) }
 
-// coversAll reports whether every row goes to exactly one leaf: range
-// leaves tile [0, total), hash leaves share one modulus and cover every
-// remainder.
-func coversAll(leaves []*leaf, total int64) bool {
-	if leaves[0].hash {
-		mod := leaves[0].modulus
-		seen := map[uint64]bool{}
-		for _, l := range leaves {
-			if !l.hash || l.modulus != mod || l.remainder >= mod || seen[l.remainder] {
-				return false
-			}
-			seen[l.remainder] = true
-		}
-		return uint64(len(seen)) == mod
+// pinSettingsSQL reads what bounds a backend's buffer pins: shared_buffers
+// in pages and the process slots PostgreSQL divides them by.
+const pinSettingsSQL = "SELECT coalesce(sum(setting::bigint) FILTER (WHERE name = 'shared_buffers'), 0)::text, " +
+	"coalesce(sum(setting::bigint) FILTER (WHERE name IN ('max_connections', 'max_worker_processes', 'max_wal_senders')), 0)::text, " +
+	"coalesce(max(setting::bigint) FILTER (WHERE name IN ('autovacuum_max_workers', 'autovacuum_worker_slots')), 0)::text " +
+	"FROM pg_catalog.pg_settings WHERE name IN ('shared_buffers', 'max_connections', 'max_worker_processes', " +
+	"'max_wal_senders', 'autovacuum_max_workers', 'autovacuum_worker_slots')"
+
+// leavesGrowAlike reports whether partitions loaded directly grow as they
+// grow when loaded through the parent. From PostgreSQL 16 a COPY extends a
+// table by up to 64 pages at a time, but never by more pages than the
+// backend may pin: shared_buffers divided among all possible processes,
+// less the pins it holds beyond 8. A COPY into the parent keeps one pin
+// per partition it has written to, which can lower that limit for the
+// later partitions; a COPY into one partition holds none. When the limit
+// stays above 64 pages even with those pins, both grow alike.
+func leavesGrowAlike(ctx context.Context, conn *pgconn.PgConn, serverVersion, leaves int) (bool, error) {
+	if serverVersion < 160000 {
+		return true, nil // one page at a time
 	}
-	sorted := append([]*leaf(nil), leaves...)
-	sort.Slice(sorted, func(i, j int) bool { return sorted[i].lo < sorted[j].lo })
-	next := int64(0)
-	for _, l := range sorted {
-		if l.hash {
-			return false
-		}
-		if l.hi == l.lo {
-			continue
-		}
-		if l.lo != next {
-			return false
-		}
-		next = l.hi
+	rows, err := queryStrings(ctx, conn, pinSettingsSQL)
+	if err != nil || len(rows) != 1 {
+		return false, err
 	}
-	return next == total
+	var v [3]int64
+	for i := range v {
+		if v[i], err = strconv.ParseInt(rows[0][i], 10, 64); err != nil {
+			return false, nil
+		}
+	}
+	// 1 autovacuum launcher, and a generous allowance for the auxiliary
+	// and special processes (38 in PostgreSQL 18 with its I/O workers).
+	procs := v[1] + v[2] + 1 + 50
+	const privateRefCountEntries, maxExtendBy, maxPartitionBuffers = 8, 64, 32
+	limit := v[0]/procs - privateRefCountEntries - int64(min(leaves, maxPartitionBuffers))
+	return limit >= maxExtendBy, nil
 }
 
-// hashRowSource is an io.Reader of the rows of one hash partition: it
-// walks all rows in order and keeps those of its remainder.
-type hashRowSource struct {
-	f         *rowFormat
-	bigint    bool
-	modulus   uint64
-	remainder uint64
-	k, total  int64
-	prog      *progress
-	started   bool
-	done      bool
-}
-
-func (s *hashRowSource) Read(p []byte) (int, error) {
-	if s.done {
-		return 0, io.EOF
+// newLeafSource returns pgbench's text COPY data of the rows [lo, hi) of
+// pgbench_accounts, for a COPY straight into the partition holding them.
+//
+// A COPY into the parent (pgbench's) routes the rows and ends a batch
+// every 1000 rows of the whole stream, so a partition whose rows start
+// past such a boundary gets a short first batch. A COPY into the
+// partition would batch its first 1000 rows instead, grow the table in
+// other steps and leave it with a different number of empty pages at the
+// end. So the first batch is made to end where the routed one ends: the
+// last line of that batch carries leading spaces (which the integer input
+// skips) that bring the batch's input to 65535 bytes, the size at which
+// the server ends a batch. The rows and the tables are the same.
+func newLeafSource(lo, hi int64, prog *progress) *rowSource {
+	f := textFormat(Accounts)
+	s := newRowSource(f, lo, hi, prog)
+	first := int64(0)
+	if r := lo % copyBatchRows; r != 0 {
+		first = copyBatchRows - r
 	}
-	n := 0
-	if !s.started && s.f.binary {
-		n = copy(p, binaryHeader)
+	if first == 0 || first >= hi-lo {
+		return s
 	}
-	s.started = true
-	emitted := int64(0)
-	for s.k < s.total && len(p)-n >= maxTextLine {
-		k := s.k
-		s.k++
-		if partitionHash(k+1, s.bigint)%s.modulus != s.remainder {
-			continue
-		}
-		n += s.f.encode(p[n:], k)
-		emitted++
+	var block []byte
+	for k := lo; k < lo+first-1; k++ {
+		block = f.appendText(block, k)
 	}
-	if s.k == s.total {
-		tail := s.f.tail()
-		if len(p)-n >= len(tail) {
-			n += copy(p[n:], tail)
-			s.done = true
+	used := len(block) - int(first-1) // the server counts lines without newlines
+	last := f.appendText(nil, lo+first-1)
+	if pad := copyBatchBytes - used - (len(last) - 1); pad > 0 {
+		block = append(block, make([]byte, pad)...)
+		for i := len(block) - pad; i < len(block); i++ {
+			block[i] = ' '
 		}
 	}
-	if s.prog != nil && emitted > 0 {
-		s.prog.add(emitted)
-	}
-	return n, nil
+	s.pending = append(block, last...)
+	s.pendingRows = first
+	s.next = lo + first
+	return s
 }
 
 // loadLeaves loads the partitions of pgbench_accounts on up to
 // o.Connections connections, each partition in its own COPY (pgbench
 // does not use FREEZE for partitioned tables, nor does this).
-func (r *runner) loadLeaves(ctx context.Context, leaves []*leaf, total int64, prog *progress) error {
+func (r *runner) loadLeaves(ctx context.Context, leaves []*leaf, prog *progress) error {
 	workers := min(r.o.connections(), len(leaves))
 	conns, err := r.extraConns(ctx, workers)
 	if err != nil {
@@ -216,17 +210,17 @@ func (r *runner) loadLeaves(ctx context.Context, leaves []*leaf, total int64, pr
 		firstErr error
 		wg       sync.WaitGroup
 	)
-	bigint := leaves[0].info.types[0] == oidInt8
 	for _, conn := range conns {
 		wg.Go(func() {
 			for l := range jobs {
 				if ctx.Err() != nil {
 					return
 				}
-				if err := r.loadLeaf(ctx, conn, l, total, bigint, prog); err != nil {
+				sql := copyStatement(l.name, false, false)
+				if _, err := conn.CopyFrom(ctx, newLeafSource(l.lo, l.hi, prog), sql); err != nil {
 					mu.Lock()
 					if firstErr == nil {
-						firstErr = err
+						firstErr = copyError(err, sql)
 					}
 					mu.Unlock()
 					cancel()
@@ -237,25 +231,4 @@ func (r *runner) loadLeaves(ctx context.Context, leaves []*leaf, total int64, pr
 	}
 	wg.Wait()
 	return firstErr
-}
-
-func (r *runner) loadLeaf(ctx context.Context, conn *pgconn.PgConn, l *leaf, total int64, bigint bool, prog *progress) error {
-	f := binaryFormat(Accounts, l.info.types, total)
-	if f == nil {
-		f = textFormat(Accounts)
-	}
-	sql := copyStatement(l.name, false, f.binary)
-	var src io.Reader
-	if l.hash {
-		src = &hashRowSource{
-			f: f, bigint: bigint,
-			modulus: l.modulus, remainder: l.remainder, total: total, prog: prog,
-		}
-	} else {
-		src = newRowSource(f, l.lo, l.hi, prog)
-	}
-	if _, err := conn.CopyFrom(ctx, src, sql); err != nil {
-		return copyError(err, sql)
-	}
-	return nil
 }

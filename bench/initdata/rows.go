@@ -166,6 +166,9 @@ type rowSource struct {
 	started   bool
 	finished  bool
 	prog      *progress
+	// pending is data to send before row next; it holds pendingRows rows.
+	pending     []byte
+	pendingRows int64
 }
 
 func newRowSource(f *rowFormat, from, to int64, prog *progress) *rowSource {
@@ -210,6 +213,14 @@ func (s *rowSource) Read(p []byte) (int, error) {
 		n = copy(p, binaryHeader)
 	}
 	s.started = true
+	if len(s.pending) > 0 {
+		c := copy(p[n:], s.pending)
+		s.pending = s.pending[c:]
+		if len(s.pending) == 0 && s.prog != nil {
+			s.prog.add(s.pendingRows)
+		}
+		return n + c, nil
+	}
 	first := s.next
 	rowMax := maxTextLine
 	if s.f.binary {

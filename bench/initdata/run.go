@@ -218,8 +218,8 @@ func (r *runner) release(conns []*pgconn.PgConn) {
 	}
 }
 
-// exec runs one statement as pgbench's executeStatement does.
-func exec(ctx context.Context, conn *pgconn.PgConn, sql string) error {
+// execSQL runs one statement as pgbench's executeStatement does.
+func execSQL(ctx context.Context, conn *pgconn.PgConn, sql string) error {
 	_, err := conn.Exec(ctx, sql).ReadAll()
 	if err != nil {
 		return queryError(sql, err)
@@ -261,17 +261,17 @@ func serverVersionNum(s string) int {
 
 func (r *runner) drop(ctx context.Context) error {
 	r.out.printf("dropping old tables...\n")
-	return exec(ctx, r.conn, DropStatement)
+	return execSQL(ctx, r.conn, DropStatement)
 }
 
 func (r *runner) createTables(ctx context.Context) error {
 	r.out.printf("creating tables...\n")
-	stmts := CreateTableStatements(r.o)
+	stmts := CreateTableStatements(r.o, r.serverVersion)
 	for i, sql := range stmts {
 		if i == len(tableDDLs) {
 			r.out.printf("creating %d partitions...\n", r.o.Partitions)
 		}
-		if err := exec(ctx, r.conn, sql); err != nil {
+		if err := execSQL(ctx, r.conn, sql); err != nil {
 			return err
 		}
 	}
@@ -280,24 +280,24 @@ func (r *runner) createTables(ctx context.Context) error {
 
 func (r *runner) generateServerSide(ctx context.Context) error {
 	r.out.printf("generating data (server-side)...\n")
-	if err := exec(ctx, r.conn, "begin"); err != nil {
+	if err := execSQL(ctx, r.conn, "begin"); err != nil {
 		return err
 	}
-	if err := exec(ctx, r.conn, TruncateStatement); err != nil {
+	if err := execSQL(ctx, r.conn, TruncateStatement); err != nil {
 		return err
 	}
 	for _, sql := range ServerSideStatements(r.o) {
-		if err := exec(ctx, r.conn, sql); err != nil {
+		if err := execSQL(ctx, r.conn, sql); err != nil {
 			return err
 		}
 	}
-	return exec(ctx, r.conn, "commit")
+	return execSQL(ctx, r.conn, "commit")
 }
 
 func (r *runner) vacuum(ctx context.Context) error {
 	r.out.printf("vacuuming...\n")
 	for _, sql := range VacuumStatements {
-		if err := exec(ctx, r.conn, sql); err != nil {
+		if err := execSQL(ctx, r.conn, sql); err != nil {
 			return err
 		}
 	}
@@ -312,11 +312,11 @@ func (r *runner) primaryKeys(ctx context.Context) error {
 			return err
 		}
 		if reset {
-			defer exec(context.WithoutCancel(ctx), r.conn, "reset maintenance_work_mem")
+			defer execSQL(context.WithoutCancel(ctx), r.conn, "reset maintenance_work_mem")
 		}
 	}
 	for _, sql := range PrimaryKeyStatements(r.o) {
-		if err := exec(ctx, r.conn, sql); err != nil {
+		if err := execSQL(ctx, r.conn, sql); err != nil {
 			return err
 		}
 	}
@@ -326,7 +326,7 @@ func (r *runner) primaryKeys(ctx context.Context) error {
 func (r *runner) foreignKeys(ctx context.Context) error {
 	r.out.printf("creating foreign keys...\n")
 	for _, sql := range ForeignKeyStatements {
-		if err := exec(ctx, r.conn, sql); err != nil {
+		if err := execSQL(ctx, r.conn, sql); err != nil {
 			return err
 		}
 	}
@@ -363,7 +363,7 @@ func (r *runner) setIndexMemory(ctx context.Context, conn *pgconn.PgConn) (bool,
 		}
 		want = int(kb)
 	}
-	if err := exec(ctx, conn, "set maintenance_work_mem = '"+strconv.Itoa(want)+"kB'"); err != nil {
+	if err := execSQL(ctx, conn, "set maintenance_work_mem = '"+strconv.Itoa(want)+"kB'"); err != nil {
 		return false, err
 	}
 	return true, nil
