@@ -26,6 +26,9 @@ var palette = []string{"#0072B2", "#D55E00", "#009E73", "#CC79A7", "#56B4E9", "#
 // dashes tell apart the metrics of one chart (latency percentiles).
 var dashes = []string{"", "6 3", "2 3", "8 3 2 3"}
 
+// halo keeps a text readable where it crosses a grid line or a mark.
+const halo = ` paint-order="stroke" stroke="#fff" stroke-width="3" stroke-linejoin="round"`
+
 const (
 	chartW     = 420.0
 	fontSize   = 13.0
@@ -497,7 +500,7 @@ func (cd *chartData) barSVG() string {
 		lines := wrapText(cat, maxChars)
 		for _, l := range lines {
 			y += fontSize + 3
-			groups.f(`<text class="cat" x="%s" y="%s" font-size="%s" font-weight="600">%s</text>`, num(left), num(y), num(fontSize), esc(l))
+			groups.f(`<text class="cat" x="%s" y="%s" font-size="%s" font-weight="600"%s>%s</text>`, num(left), num(y), num(fontSize), halo, esc(l))
 		}
 		y += 5
 		for si, se := range cd.Series {
@@ -520,7 +523,7 @@ func (cd *chartData) barSVG() string {
 				groups.f(`<circle cx="%s" cy="%s" r="2" fill="#fff" stroke="#222" stroke-width="1"/>`, num(xOf(v)), num(mid))
 				end = math.Max(end, xOf(v))
 			}
-			groups.f(`<text x="%s" y="%s" font-size="%s">%s</text>`, num(end+5), num(mid+4), num(smallFont), esc(compare.FormatValue(p.Center, cd.Unit)))
+			groups.f(`<text x="%s" y="%s" font-size="%s"%s>%s</text>`, num(end+5), num(mid+4), num(smallFont), halo, esc(compare.FormatValue(p.Center, cd.Unit)))
 			y += barH + barGap
 		}
 		if ci < len(cd.Categories)-1 {

@@ -42,7 +42,7 @@ func TestMarkdownContents(t *testing.T) {
 		`unique constraint "t_pkey" \| with a pipe`,
 		"| checkpoint_timeout ≠ | default | 30min |",
 		"- ¹ disk read throughput flat at 87 MB/s for 92 % of the scan",
-		"- ² a checkpoint ran during the scan (repetition 2)",
+		"- ² a checkpoint ran during the scan (noted in repetition 2)",
 		"- Every figure above: need >= 4 samples to detect a difference at alpha level 0.05",
 		"- pg17: the study ran on a user's server: pglab did not change its settings",
 		"| fsync_us | 843 µs | 883 µs | ~ (p=0.200 n=4) |",

@@ -164,9 +164,9 @@ var metricTitles = map[string]string{
 	"buffer_hits":         "buffer hits",
 	"buffer_misses":       "buffer misses",
 	"buffer_dirtied":      "buffers dirtied",
-	"cpu_user_s":          "CPU user",
-	"cpu_sys_s":           "CPU system",
-	"cpu_busy_pct":        "CPU busy",
+	"cpu_user_s":          "CPU user time",
+	"cpu_sys_s":           "CPU system time",
+	"cpu_busy_pct":        "CPU busy (machine)",
 	"iowait_pct":          "I/O wait",
 	"disk_write_mb_s":     "disk write",
 	"conn_ms":             "connection time",
@@ -189,14 +189,17 @@ var metricTitles = map[string]string{
 	"disk_read_iops":      "disk read IOPS",
 	"disk_write_iops":     "disk write IOPS",
 	"disk_util_pct":       "disk busy",
-	"cpu_user_pct":        "CPU user",
-	"cpu_sys_pct":         "CPU system",
+	"cpu_user_pct":        "CPU user (machine)",
+	"cpu_sys_pct":         "CPU system (machine)",
 }
 
 // metricTitle names a metric for a reader.
 func metricTitle(name string) string {
 	if t, ok := metricTitles[name]; ok {
 		return t
+	}
+	if ev, ok := strings.CutPrefix(name, "wait_pct:"); ok {
+		return "waiting on " + ev
 	}
 	return name
 }

@@ -3,7 +3,9 @@ package report
 import (
 	"fmt"
 	"math"
+	"regexp"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -457,73 +459,177 @@ func outcomeText(d *Dataset, study, caseKey, target string) string {
 
 // attachNotes puts the study's notes next to the figures they explain:
 // a note on a case and target marks that target's cell in the first table
-// that shows the case; other notes are listed under the study.
+// that shows the case; other notes are listed under the study. Notes that
+// differ only in their numbers ("CPU saturated (99 % busy)", "(100 %
+// busy)") are one footnote with the numbers' range ("99–100 %"); the exact
+// texts stay in the JSON.
 func (sv *studyView) attachNotes(d *Dataset) {
-	type key struct{ caseKey, target, text string }
-	reps := map[key][]int{}
-	var order []key
-	var first = map[key]Note{}
+	type place struct{ caseKey, target string }
+	type group struct {
+		texts  []string
+		places []place
+		reps   map[place][]int
+		first  Note
+	}
+	var groups []*group
+	byTemplate := map[string]*group{}
 	for _, n := range d.Notes {
 		if n.Study != sv.Name || n.Outcome {
 			continue
 		}
-		k := key{results.CaseKey(n.Case), n.Target, n.Text}
-		if len(n.Case) == 0 {
-			k.caseKey = ""
+		tpl := noteTemplate(n.Text)
+		g := byTemplate[tpl]
+		if g == nil {
+			g = &group{reps: map[place][]int{}, first: n}
+			byTemplate[tpl] = g
+			groups = append(groups, g)
 		}
-		if _, ok := reps[k]; !ok {
-			order = append(order, k)
-			first[k] = n
+		if indexOf(g.texts, n.Text) < 0 {
+			g.texts = append(g.texts, n.Text)
+		}
+		pl := place{target: n.Target}
+		if len(n.Case) > 0 {
+			pl.caseKey = results.CaseKey(n.Case)
+		}
+		if _, ok := g.reps[pl]; !ok {
+			g.places = append(g.places, pl)
+			g.reps[pl] = nil
 		}
 		if n.Rep > 0 {
-			reps[k] = append(reps[k], n.Rep)
-		} else if reps[k] == nil {
-			reps[k] = []int{}
+			g.reps[pl] = append(g.reps[pl], n.Rep)
 		}
 	}
-	for _, k := range order {
-		n := first[k]
-		when := repsText(reps[k], sv.Reps)
-		placed := false
-		if k.caseKey != "" && n.Target != "" {
-			ti := indexOf(sv.Targets, n.Target)
-			var tables []*metricTable
-			tables = append(tables, sv.Tables...)
-			if sv.Others != nil {
-				tables = append(tables, sv.Others)
-			}
-			for _, t := range tables {
-				if placed || ti < 0 {
-					break
+	var tables []*metricTable
+	tables = append(tables, sv.Tables...)
+	if sv.Others != nil {
+		tables = append(tables, sv.Others)
+	}
+	// cellOf finds the cell of a case and target in the first table that
+	// shows the case.
+	cellOf := func(pl place) *cell {
+		ti := indexOf(sv.Targets, pl.target)
+		if pl.caseKey == "" || ti < 0 {
+			return nil
+		}
+		for _, t := range tables {
+			for _, r := range t.Rows {
+				if r.Case.Key == pl.caseKey {
+					return &r.Values[ti]
 				}
-				for _, r := range t.Rows {
-					if r.Case.Key == k.caseKey {
-						text := n.Text
-						if when != "" {
-							text = fmt.Sprintf("%s (%s)", n.Text, when)
+			}
+		}
+		return nil
+	}
+	for _, g := range groups {
+		text := mergeNumbers(g.texts)
+		var unplaced []place
+		var placed []*cell
+		allReps := true
+		for _, pl := range g.places {
+			if repsText(g.reps[pl], sv.Reps) != "" {
+				allReps = false
+			}
+			if c := cellOf(pl); c != nil {
+				placed = append(placed, c)
+			} else {
+				unplaced = append(unplaced, pl)
+			}
+		}
+		when := ""
+		switch {
+		case len(g.places) == 1:
+			when = repsText(g.reps[g.places[0]], sv.Reps)
+		case !allReps:
+			when = "noted in some repetitions"
+		}
+		if len(placed) > 0 {
+			t := text
+			if when != "" {
+				t += " (" + when + ")"
+			}
+			for _, c := range placed {
+				c.notes = append(c.notes, t)
+			}
+		}
+		if len(unplaced) > 0 {
+			var targets, cases []string
+			for _, pl := range unplaced {
+				if pl.target != "" && indexOf(targets, pl.target) < 0 {
+					targets = append(targets, pl.target)
+				}
+				if pl.caseKey != "" {
+					name := ""
+					for _, c := range sv.Cases {
+						if c.Key == pl.caseKey {
+							name = c.Name
 						}
-						r.Values[ti].notes = append(r.Values[ti].notes, text)
-						placed = true
-						break
+					}
+					if name == "" {
+						name = CaseTitle(g.first.Case)
+					}
+					if indexOf(cases, name) < 0 {
+						cases = append(cases, name)
 					}
 				}
 			}
-		}
-		if !placed {
-			where := ""
-			if k.caseKey != "" {
-				for _, c := range sv.Cases {
-					if c.Key == k.caseKey {
-						where = c.Name
-					}
-				}
-				if where == "" {
-					where = CaseTitle(n.Case)
-				}
+			who := joinNonEmpty(", ", strings.Join(targets, ", "), strings.Join(cases, "; "), when)
+			if who != "" {
+				text = who + ": " + text
 			}
-			sv.Notes = append(sv.Notes, noteText(n, joinNonEmpty(", ", where, when)))
+			sv.Notes = append(sv.Notes, text)
 		}
 	}
+}
+
+// numberRun matches a number in a note, with thousands separators or a
+// decimal point.
+var numberRun = regexp.MustCompile(`\d+(?:[.,]\d+)*`)
+
+// noteTemplate is a note's text with its numbers blanked out.
+func noteTemplate(s string) string { return numberRun.ReplaceAllString(s, "#") }
+
+// mergeNumbers writes texts that share a template as one, each number
+// that differs between them as its range ("48–82").
+func mergeNumbers(texts []string) string {
+	if len(texts) == 1 {
+		return texts[0]
+	}
+	first := texts[0]
+	locs := numberRun.FindAllStringIndex(first, -1)
+	nums := make([][]string, len(texts))
+	for i, t := range texts {
+		nums[i] = numberRun.FindAllString(t, -1)
+		if len(nums[i]) != len(locs) {
+			return first
+		}
+	}
+	value := func(s string) float64 {
+		v, _ := strconv.ParseFloat(strings.ReplaceAll(s, ",", ""), 64)
+		return v
+	}
+	var b strings.Builder
+	prev := 0
+	for k, loc := range locs {
+		b.WriteString(first[prev:loc[0]])
+		lo, hi := nums[0][k], nums[0][k]
+		for i := range texts {
+			n := nums[i][k]
+			if value(n) < value(lo) {
+				lo = n
+			}
+			if value(n) > value(hi) {
+				hi = n
+			}
+		}
+		if value(lo) == value(hi) {
+			b.WriteString(lo)
+		} else {
+			b.WriteString(lo + "–" + hi)
+		}
+		prev = loc[1]
+	}
+	b.WriteString(first[prev:])
+	return b.String()
 }
 
 // noteText formats a note listed on its own.
@@ -555,10 +661,12 @@ func repsText(reps []int, total int) string {
 	for i, r := range uniq {
 		parts[i] = fmt.Sprint(r)
 	}
+	// "noted in": a study may remark on something once, in the first
+	// repetition, that holds for all of them.
 	if len(uniq) == 1 {
-		return "repetition " + parts[0]
+		return "noted in repetition " + parts[0]
 	}
-	return "repetitions " + strings.Join(parts, ", ")
+	return "noted in repetitions " + strings.Join(parts, ", ")
 }
 
 // numberFootnotes turns the cells' warnings and notes into numbered

@@ -166,8 +166,8 @@ func TestRepsText(t *testing.T) {
 	}{
 		{nil, 3, ""},
 		{[]int{1, 2, 3}, 3, ""},
-		{[]int{2}, 3, "repetition 2"},
-		{[]int{3, 1, 1}, 3, "repetitions 1, 3"},
+		{[]int{2}, 3, "noted in repetition 2"},
+		{[]int{3, 1, 1}, 3, "noted in repetitions 1, 3"},
 	} {
 		if got := repsText(c.reps, c.total); got != c.want {
 			t.Errorf("repsText(%v, %d) = %q, want %q", c.reps, c.total, got, c.want)
