@@ -235,7 +235,9 @@ func buildStudy(d *Dataset, sg StudyGroup) (*studyView, error) {
 		sv.Settings = strings.Join(info.Settings, ", ")
 		var ps []string
 		for _, k := range sortedKeys(info.Params) {
-			ps = append(ps, k+"="+info.Params[k])
+			if info.Params[k] != "" {
+				ps = append(ps, k+"="+info.Params[k])
+			}
 		}
 		sv.Params = strings.Join(ps, ", ")
 	}

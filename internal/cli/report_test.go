@@ -100,6 +100,12 @@ func TestReportFormats(t *testing.T) {
 		}
 	}
 
+	// --alpha: at 0.001 the same samples (p=0.002) are not significant.
+	r = run(t, "report", runA, "--alpha", "0.001", "--store", store)
+	if r.code != 0 || !strings.Contains(r.stdout, "| 95 % | yes |") || !strings.Contains(r.stdout, "~ (p=0.002 n=6)") || !strings.Contains(r.stdout, "α = 0.001") {
+		t.Errorf("--alpha 0.001: exit %d\n%s", r.code, r.stdout)
+	}
+
 	// Two runs: targets of both, the clashing pg17 prefixed by run.
 	r = run(t, "report", runA, "bbbb", "--store", store)
 	if r.code != 0 {
