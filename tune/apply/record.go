@@ -122,6 +122,12 @@ func (s *Server) saveRecord(ctx context.Context, conn *pgx.Conn, r *Record) erro
 		}
 	}
 	if s.RecordFile == "" {
+		// Before PostgreSQL 15, ALTER SYSTEM knows a custom parameter only
+		// when the session has it: define it here (the session's own value
+		// is kept).
+		if _, err := conn.Exec(ctx, "SELECT set_config($1, coalesce(current_setting($1, true), ''), false)", RecordParameter); err != nil {
+			return fmt.Errorf("%s: define %s: %w", s.Label, RecordParameter, err)
+		}
 		if r == nil {
 			return alterSystem(ctx, conn, RecordParameter, nil)
 		}
