@@ -22,7 +22,11 @@ import (
 // report's HTML must be checked in a real browser.
 func chromiumPath(t *testing.T) string {
 	t.Helper()
+	const install = "install it with 'apt-get install -y chromium' (Debian), or set PGLAB_CHROMIUM to a Chromium or Chrome binary"
 	if p := os.Getenv("PGLAB_CHROMIUM"); p != "" {
+		if _, err := exec.LookPath(p); err != nil {
+			t.Fatalf("PGLAB_CHROMIUM=%s: %v: %s", p, err, install)
+		}
 		return p
 	}
 	for _, name := range []string{"/usr/bin/chromium", "chromium", "chromium-browser", "google-chrome", "google-chrome-stable"} {
@@ -30,7 +34,7 @@ func chromiumPath(t *testing.T) string {
 			return p
 		}
 	}
-	t.Fatal("headless Chromium is needed to check the HTML report and was not found: install it with 'apt-get install -y chromium' (Debian), or set PGLAB_CHROMIUM to a Chromium or Chrome binary")
+	t.Fatal("headless Chromium is needed to check the HTML report and was not found: " + install)
 	return ""
 }
 
@@ -41,7 +45,7 @@ func runChromium(t *testing.T, bin, page string, args ...string) (string, string
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	all := []string{
-		"--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--no-default-browser-check",
+		"--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--no-first-run", "--no-default-browser-check",
 		"--disable-extensions", "--disable-background-networking", "--disable-sync", "--hide-scrollbars",
 		"--user-data-dir=" + t.TempDir(),
 		"--enable-logging=stderr", "--v=0",
