@@ -1,0 +1,386 @@
+package cli_test
+
+// Fault tests: the server dies (SIGKILL to the postmaster) or pglab is
+// interrupted (SIGINT, SIGTERM) during each long step, with pglab running as
+// a separate process. Each checks what a user relies on: the exit code, a
+// message naming what failed, the run kept in the store with what was
+// measured, settings restored, and no process left behind.
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/pglab/pglab/internal/pgtest"
+	"github.com/pglab/pglab/pgserver"
+	"github.com/pglab/pglab/results"
+)
+
+// syncBuffer is a bytes.Buffer safe to read while a process writes to it.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// proc is a pglab process started by a test.
+type proc struct {
+	t              *testing.T
+	cmd            *exec.Cmd
+	stdout, stderr syncBuffer
+	done           chan struct{}
+	code           int
+}
+
+// startPglab runs the pglab binary with args and extra environment in the
+// background; it is killed at the end of the test if still running.
+func startPglab(t *testing.T, env []string, args ...string) *proc {
+	t.Helper()
+	p := &proc{t: t, done: make(chan struct{})}
+	p.cmd = exec.Command(pglabBinary(t), args...)
+	p.cmd.Env = append(os.Environ(), env...)
+	p.cmd.Stdout = &p.stdout
+	p.cmd.Stderr = &p.stderr
+	if err := p.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go func() {
+		p.cmd.Wait()
+		p.code = p.cmd.ProcessState.ExitCode()
+		close(p.done)
+	}()
+	t.Cleanup(func() {
+		select {
+		case <-p.done:
+		default:
+			p.cmd.Process.Kill()
+			<-p.done
+		}
+	})
+	return p
+}
+
+// waitFor polls until cond holds, failing the test after limit.
+func (p *proc) waitFor(what string, limit time.Duration, cond func() bool) {
+	p.t.Helper()
+	deadline := time.Now().Add(limit)
+	for !cond() {
+		select {
+		case <-p.done:
+			p.t.Fatalf("pglab exited (code %d) before %s; stderr:\n%s", p.code, what, p.stderr.String())
+		default:
+		}
+		if time.Now().After(deadline) {
+			p.t.Fatalf("no %s after %v; stderr:\n%s", what, limit, p.stderr.String())
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// waitStderr waits until stderr matches re.
+func (p *proc) waitStderr(re string, limit time.Duration) {
+	p.t.Helper()
+	rx := regexp.MustCompile(re)
+	p.waitFor(fmt.Sprintf("stderr matching %q", re), limit, func() bool { return rx.MatchString(p.stderr.String()) })
+}
+
+// exit waits for the process to end within limit and returns its exit
+// code and how long it took.
+func (p *proc) exit(limit time.Duration) (int, time.Duration) {
+	p.t.Helper()
+	start := time.Now()
+	select {
+	case <-p.done:
+		return p.code, time.Since(start)
+	case <-time.After(limit):
+		p.cmd.Process.Kill()
+		<-p.done
+		p.t.Fatalf("pglab did not exit within %v; stderr:\n%s", limit, p.stderr.String())
+		return 0, 0
+	}
+}
+
+// faultEnv is the private state of one fault test: named instances in
+// state, throwaway servers in tmp.
+type faultEnv struct {
+	state, tmp string
+}
+
+func newFaultEnv(t *testing.T) faultEnv {
+	t.Helper()
+	e := faultEnv{state: pgtest.TempDir(t), tmp: pgtest.TempDir(t)}
+	t.Setenv("XDG_STATE_HOME", e.state)
+	t.Setenv("PGLAB_TMPDIR", e.tmp)
+	t.Cleanup(func() {
+		if left := postgresProcessesUnder(e.state); len(left) > 0 {
+			// A named instance is the user's and may run on; the test
+			// stops it here so nothing outlives the test.
+			run(t, "pg", "stop", "--all", "--remove")
+		}
+	})
+	return e
+}
+
+func (e faultEnv) vars() []string {
+	return []string{"XDG_STATE_HOME=" + e.state, "PGLAB_TMPDIR=" + e.tmp}
+}
+
+// startInstance starts a named instance and returns its DSN.
+func startInstance(t *testing.T, name string, sets ...string) string {
+	t.Helper()
+	args := []string{"--quiet", "pg", "start", "--version", pgtest.DefaultVersion(), "--name", name}
+	for _, s := range sets {
+		args = append(args, "--set", s)
+	}
+	r := run(t, args...)
+	if r.code != 0 {
+		t.Fatalf("pg start: %s", r.stderr)
+	}
+	t.Cleanup(func() { run(t, "pg", "stop", "--remove", name) })
+	return strings.TrimSpace(r.stdout)
+}
+
+// killInstance sends SIGKILL to a named instance's postmaster.
+func killInstance(t *testing.T, name string) {
+	t.Helper()
+	inst, err := pgserver.OpenNamed(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pid := inst.PID()
+	if pid <= 0 {
+		t.Fatalf("instance %s has no postmaster", name)
+	}
+	if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
+		t.Fatalf("kill postmaster %d: %v", pid, err)
+	}
+}
+
+// postmasterUnder returns the PID of a postmaster whose data directory is
+// under dir, or 0.
+func postmasterUnder(dir string) int {
+	ents, _ := os.ReadDir("/proc")
+	for _, e := range ents {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		cmdline, err := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
+		if err != nil {
+			continue
+		}
+		args := strings.Split(string(cmdline), "\x00")
+		if len(args) >= 3 && strings.HasSuffix(args[0], "/postgres") && args[1] == "-D" && strings.HasPrefix(args[2], dir) {
+			return pid
+		}
+	}
+	return 0
+}
+
+// assertNoProcesses checks that no process mentions any of dirs (zombies
+// aside), allowing a few seconds for backends to notice their postmaster's
+// death.
+func assertNoProcesses(t *testing.T, dirs ...string) {
+	t.Helper()
+	var left []string
+	for i := 0; i < 50; i++ {
+		left = nil
+		for _, d := range dirs {
+			left = append(left, postgresProcessesUnder(d)...)
+		}
+		if len(left) == 0 {
+			return
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	t.Errorf("processes left running: %v", left)
+}
+
+// storedRun opens the store read-only and returns the newest run and its
+// measurements.
+func storedRun(t *testing.T, store string) (results.RunRecord, []results.Measurement) {
+	t.Helper()
+	s, err := results.OpenReadOnly(context.Background(), store)
+	if err != nil {
+		t.Fatalf("open store after the fault: %v", err)
+	}
+	defer s.Close()
+	runs, err := s.Runs(context.Background(), results.RunFilter{Limit: 1})
+	if err != nil || len(runs) != 1 {
+		t.Fatalf("runs in store: %v %v", runs, err)
+	}
+	ms, err := s.Measurements(context.Background(), runs[0].ID, results.MeasurementFilter{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return runs[0], ms
+}
+
+func assertOneErrorLine(t *testing.T, stderr string) {
+	t.Helper()
+	if strings.Contains(stderr, "goroutine ") || strings.Contains(stderr, "panic") {
+		t.Errorf("stack trace in stderr:\n%s", stderr)
+	}
+}
+
+// TestFaultKillServerDuringBench kills the postmaster during `pglab bench
+// -T`: every client reports that it was aborted and why, the summary of
+// what was done so far is printed, the exit code is pgbench's 2, and pglab
+// exits within seconds.
+func TestFaultKillServerDuringBench(t *testing.T) {
+	e := newFaultEnv(t)
+	startInstance(t, "kb")
+	if r := run(t, "bench", "-i", "-s", "1", "-q", "--target", "kb"); r.code != 0 {
+		t.Fatalf("bench -i: %s", r.stderr)
+	}
+	p := startPglab(t, e.vars(), "bench", "-T", "120", "-c", "4", "-j", "2", "-P", "1", "--target", "kb")
+	p.waitStderr(`progress: 1\.0 s`, 30*time.Second)
+	killInstance(t, "kb")
+	code, took := p.exit(20 * time.Second)
+	t.Logf("bench -T: exit %d %v after SIGKILL", code, took)
+	if code != 2 {
+		t.Errorf("exit code %d, want 2 (aborted clients, as pgbench); stderr:\n%s", code, p.stderr.String())
+	}
+	stderr := p.stderr.String()
+	for c := 0; c < 4; c++ {
+		re := regexp.MustCompile(fmt.Sprintf(`client %d script 0 aborted in command \d+ query \d+: (server closed the connection unexpectedly|FATAL:  terminating connection due to unexpected postmaster exit|.*could not receive data from server)`, c))
+		if !re.MatchString(stderr) {
+			t.Errorf("no line says why client %d stopped; stderr:\n%s", c, stderr)
+		}
+	}
+	if !strings.Contains(stderr, "Run was aborted; the above results are incomplete.") {
+		t.Errorf("no incomplete-run line; stderr:\n%s", stderr)
+	}
+	if !strings.Contains(p.stdout.String(), "number of transactions actually processed: ") {
+		t.Errorf("no summary of what ran before the fault; stdout:\n%s", p.stdout.String())
+	}
+	assertOneErrorLine(t, stderr)
+	assertNoProcesses(t, e.state, e.tmp)
+}
+
+// TestFaultKillServerDuringInit kills the postmaster while `pglab bench -i`
+// loads pgbench_accounts: exit 1 within seconds with the server's message.
+func TestFaultKillServerDuringInit(t *testing.T) {
+	e := newFaultEnv(t)
+	startInstance(t, "ki")
+	p := startPglab(t, e.vars(), "bench", "-i", "-s", "15", "--target", "ki")
+	p.waitStderr(`tuples \(\d+%\) of pgbench_accounts done`, 60*time.Second)
+	killInstance(t, "ki")
+	code, took := p.exit(30 * time.Second)
+	t.Logf("bench -i: exit %d %v after SIGKILL", code, took)
+	stderr := p.stderr.String()
+	if code != 1 {
+		t.Errorf("exit code %d, want 1; stderr:\n%s", code, stderr)
+	}
+	if !regexp.MustCompile(`pglab: error: .*(terminating connection due to unexpected postmaster exit|server closed the connection unexpectedly|connection|EOF)`).MatchString(stderr) {
+		t.Errorf("no error line naming the lost server; stderr:\n%s", stderr)
+	}
+	assertOneErrorLine(t, stderr)
+	assertNoProcesses(t, e.state, e.tmp)
+}
+
+// TestFaultKillServerDuringStudy kills the postmaster of the study's server
+// once measurements are stored, for a throwaway managed server (--versions)
+// and for a named instance (--target NAME): exit 1 within seconds with the
+// failing step named, the run stored as failed with the measurements made
+// before, the throwaway server gone, the named instance's settings
+// restored, and no process left.
+func TestFaultKillServerDuringStudy(t *testing.T) {
+	e := newFaultEnv(t)
+	dsn := startInstance(t, "ks")
+	studyArgs := []string{"study", "commit", "--param", "updates=3000", "--param", "rows=3000"}
+	cases := []struct {
+		name   string
+		target []string
+		kill   func(t *testing.T)
+	}{
+		{"versions", []string{"--versions", pgtest.DefaultVersion()}, func(t *testing.T) {
+			pid := postmasterUnder(e.tmp)
+			if pid == 0 {
+				t.Fatalf("no postmaster under %s", e.tmp)
+			}
+			syscall.Kill(pid, syscall.SIGKILL)
+		}},
+		{"target", []string{"--target", "ks"}, func(t *testing.T) { killInstance(t, "ks") }},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			store := filepath.Join(t.TempDir(), "r.db")
+			args := append(append(append([]string{}, studyArgs...), c.target...), "--store", store)
+			p := startPglab(t, e.vars(), args...)
+			waitForMeasurements(t, store, 5, 90*time.Second)
+			c.kill(t)
+			code, took := p.exit(60 * time.Second)
+			t.Logf("study %s: exit %d %v after SIGKILL", c.name, code, took)
+			stderr := p.stderr.String()
+			if code != 1 {
+				t.Errorf("exit code %d, want 1; stderr:\n%s", code, stderr)
+			}
+			if !regexp.MustCompile(`pglab: study commit: .* repetition \d+: .*(postmaster|server closed|connection|EOF|shutting down)`).MatchString(stderr) {
+				t.Errorf("no line names the failed step and why; stderr:\n%s", stderr)
+			}
+			if strings.Contains(stderr, "flush statistics: flush statistics") {
+				t.Errorf("error context repeated: %s", stderr)
+			}
+			assertOneErrorLine(t, stderr)
+			rec, ms := storedRun(t, store)
+			if rec.Status != results.StatusFailed {
+				t.Errorf("stored status %q, want failed", rec.Status)
+			}
+			if rec.Error == "" {
+				t.Errorf("stored run has no error text")
+			}
+			if len(ms) < 5 {
+				t.Errorf("%d measurements kept, want those made before the fault", len(ms))
+			}
+			assertNoProcesses(t, e.tmp)
+		})
+	}
+	// The named instance: pglab put its settings back (it may have
+	// restarted it to do so); nothing of the study's remains in
+	// postgresql.auto.conf.
+	inst, err := pgserver.OpenNamed("ks")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if auto, err := os.ReadFile(filepath.Join(inst.DataDir(), "postgresql.auto.conf")); err == nil {
+		for _, line := range strings.Split(string(auto), "\n") {
+			if line != "" && !strings.HasPrefix(line, "#") {
+				t.Errorf("postgresql.auto.conf keeps a study setting: %q", line)
+			}
+		}
+	}
+	if inst.Running() {
+		conn, err := pgx.Connect(context.Background(), dsn)
+		if err == nil {
+			var v string
+			conn.QueryRow(context.Background(), "SELECT current_setting('track_wal_io_timing')").Scan(&v)
+			conn.Close(context.Background())
+			if v != "off" {
+				t.Errorf("track_wal_io_timing = %q after the fault, want off", v)
+			}
+		}
+	}
+}
