@@ -138,7 +138,7 @@ func (s *Server) Apply(ctx context.Context, params []tune.Parameter) (*Result, e
 	if err != nil {
 		return nil, err
 	}
-	res := &Result{Server: s.Label, Record: s.RecordLocation(), Changes: []Change{}, Unchanged: []string{}, Skipped: []Skip{}, PendingRestart: []string{}}
+	res := &Result{Server: s.Label, Record: s.RecordLocation(), Reloaded: true, Changes: []Change{}, Unchanged: []string{}, Skipped: []Skip{}, PendingRestart: []string{}}
 	var todo []Row
 	for _, r := range rows {
 		switch {
@@ -196,7 +196,6 @@ func (s *Server) Apply(ctx context.Context, params []tune.Parameter) (*Result, e
 	if err := s.reload(ctx, conn); err != nil {
 		return nil, err
 	}
-	res.Reloaded = true
 	if conn, err = s.restartIfNeeded(ctx, conn, res); err != nil {
 		return nil, err
 	}
