@@ -20,13 +20,26 @@ func init() { register(1, newCompareCmd) }
 // of "all".
 var compareExcluded = map[string]bool{"tune": true}
 
+// compareSpec is a comparison to run: from compare's flags or a plan
+// file.
+type compareSpec struct {
+	name    string
+	flags   targetFlags
+	studies []string
+	params  []paramArg
+	configs []string
+	reps    int
+	quick   bool
+	alpha   float64
+	out     string
+	// planParser is set for plans, to point errors at their lines.
+	planParser *planParser
+}
+
 func newCompareCmd(env *Env) *cobra.Command {
-	var tf targetFlags
-	var reps int
-	var quick bool
-	var studies, out string
-	var params, configs []string
-	var alpha float64
+	var spec compareSpec
+	var studies string
+	var params []string
 	cmd := &cobra.Command{
 		Use:   "compare --versions 16,17 [--studies all|vacuum,tps,...] [--quick] [--reps N] [--out DIR]",
 		Short: "Compare PostgreSQL versions (or servers, or configurations) across every study, with a report",
@@ -45,83 +58,98 @@ Study parameters: --param study.name=value (e.g. --param vacuum.rows=1000000), o
   pglab compare --versions 17 --config small:shared_buffers=128MB --config big:shared_buffers=1GB --studies tps`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if reps < 0 {
-				return badInput("--reps must be at least 1: got %d", reps)
+			spec.studies = strings.Split(studies, ",")
+			for _, p := range params {
+				spec.params = append(spec.params, paramArg{text: p})
 			}
-			if alpha < 0 || alpha >= 1 {
-				return badInput("--alpha must be in (0, 1): got %v", alpha)
-			}
-			names, err := compareStudies(studies)
-			if err != nil {
-				return err
-			}
-			plans, err := compareParams(names, params, quick)
-			if err != nil {
-				return err
-			}
-			if len(configs) > 0 {
-				if err := expandConfigs(&tf, configs); err != nil {
-					return err
-				}
-			}
-			l, err := parseLab(env, &tf)
-			if err != nil {
-				return err
-			}
-			if out == "" {
-				out = "pglab-report"
-			}
-			extra := map[string]any{"studies": names, "quick": quick, "reps": reps, "checksums": l.checksums, "alpha": alpha}
-			if err := l.open(env.Ctx, results.KindCompare, extra); err != nil {
-				return err
-			}
-			runID := l.Run.ID()
-			r := l.runner(reps, quick)
-			var all []study.Outcome
-			var runErr error
-			for _, p := range plans {
-				o, err := r.Run(env.Ctx, p.study, p.params)
-				if o != nil {
-					all = append(all, *o)
-				}
-				if err != nil {
-					runErr = err
-					break
-				}
-			}
-			targets := make([]results.Target, len(l.Targets))
-			for i, t := range l.Targets {
-				targets[i] = results.Target{Name: t.Name, ServerVersion: t.Version, ServerVersionNum: t.VersionNum, DataChecksums: t.Checksums, Conn: t.Redacted()}
-			}
-			closeErr := l.close(results.KindCompare, runErr)
-
-			_ = targets
-			measured := 0
-			for _, o := range all {
-				measured += len(o.Measurements)
-			}
-			if measured > 0 {
-				if err := writeCompareReports(env, l.flags.store, runID, out, alpha); err != nil {
-					return err
-				}
-				fmt.Fprintf(env.Stderr, "pglab: run %s stored in %s; reports in %s\n", runID, l.storeLocation(), out)
-			}
-			if runErr != nil {
-				return runErr
-			}
-			return closeErr
+			return runCompare(env, &spec)
 		},
 	}
 	f := cmd.Flags()
-	tf.register(f)
+	spec.flags.register(f)
 	f.StringVar(&studies, "studies", "all", "studies to run: all, or a comma-separated list ("+strings.Join(study.Names(), ", ")+")")
-	f.IntVar(&reps, "reps", 0, "repetitions per case and target (default: each study's)")
-	f.BoolVar(&quick, "quick", false, "every study's quick parameter values: the whole comparison in minutes")
+	f.IntVar(&spec.reps, "reps", 0, "repetitions per case and target (default: each study's)")
+	f.BoolVar(&spec.quick, "quick", false, "every study's quick parameter values: the whole comparison in minutes")
 	f.StringArrayVar(&params, "param", nil, "study parameter study.name=value or name=value (repeatable)")
-	f.StringArrayVar(&configs, "config", nil, "a configuration NAME:k=v,k=v of one managed version (repeatable; one server each)")
-	f.StringVar(&out, "out", "pglab-report", "directory for report.md, report.html and report.json")
-	f.Float64Var(&alpha, "alpha", 0.05, "significance level of the comparisons")
+	f.StringArrayVar(&spec.configs, "config", nil, "a configuration NAME:k=v,k=v of one managed version (repeatable; one server each)")
+	f.StringVar(&spec.out, "out", "pglab-report", "directory for report.md, report.html and report.json")
+	f.Float64Var(&spec.alpha, "alpha", 0.05, "significance level of the comparisons")
 	return cmd
+}
+
+// runCompare validates a comparison, runs it and writes its reports.
+func runCompare(env *Env, spec *compareSpec) error {
+	if spec.reps < 0 {
+		return badInput("--reps must be at least 1: got %d", spec.reps)
+	}
+	if spec.alpha <= 0 || spec.alpha >= 1 {
+		return badInput("--alpha must be in (0, 1): got %v", spec.alpha)
+	}
+	names, err := compareStudies(strings.Join(spec.studies, ","))
+	if err != nil {
+		return err
+	}
+	var args []string
+	for _, p := range spec.params {
+		args = append(args, p.text)
+	}
+	plans, err := compareParams(names, args, spec.quick)
+	if err != nil {
+		return spec.paramError(err)
+	}
+	tf := spec.flags
+	if len(spec.configs) > 0 {
+		if err := expandConfigs(&tf, spec.configs); err != nil {
+			return err
+		}
+	}
+	l, err := parseLab(env, &tf)
+	if err != nil {
+		return err
+	}
+	out := spec.out
+	if out == "" {
+		out = "pglab-report"
+	}
+	extra := map[string]any{"studies": names, "quick": spec.quick, "reps": spec.reps, "checksums": l.checksums, "alpha": spec.alpha}
+	if spec.name != "" {
+		extra["name"] = spec.name
+	}
+	if spec.planParser != nil {
+		extra["plan"] = spec.planParser.file
+	}
+	kind := results.KindCompare
+	if spec.planParser != nil {
+		kind = results.KindPlan
+	}
+	if err := l.open(env.Ctx, kind, extra); err != nil {
+		return err
+	}
+	runID := l.Run.ID()
+	r := l.runner(spec.reps, spec.quick)
+	measured := 0
+	var runErr error
+	for _, p := range plans {
+		o, err := r.Run(env.Ctx, p.study, p.params)
+		if o != nil {
+			measured += len(o.Measurements)
+		}
+		if err != nil {
+			runErr = err
+			break
+		}
+	}
+	closeErr := l.close(kind, runErr)
+	if measured > 0 {
+		if err := writeCompareReports(env, l.flags.store, runID, out, spec.alpha); err != nil {
+			return err
+		}
+		fmt.Fprintf(env.Stderr, "pglab: run %s stored in %s; reports in %s\n", runID, l.storeLocation(), out)
+	}
+	if runErr != nil {
+		return runErr
+	}
+	return closeErr
 }
 
 // compareStudies resolves --studies to study names.
