@@ -67,7 +67,7 @@ func (commitStudy) Plan(p Params) (Plan, error) {
 		// the defaults (synchronous_commit on, fsync on).
 		Settings:  []pgserver.Setting{{Name: "track_wal_io_timing", Value: "on"}, {Name: "autovacuum", Value: "off"}},
 		Reps:      3,
-		QuickReps: 3,
+		QuickReps: 4,
 	}, nil
 }
 

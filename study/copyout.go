@@ -79,7 +79,7 @@ func (copyOut) Plan(p Params) (Plan, error) {
 			{Name: "autovacuum", Value: "off"},
 		},
 		Reps:      3,
-		QuickReps: 3,
+		QuickReps: 4,
 	}, nil
 }
 

@@ -42,7 +42,7 @@ func (seqScan) Plan(p Params) (Plan, error) {
 			{Name: "autovacuum", Value: "off"},
 		},
 		Reps:      3,
-		QuickReps: 3,
+		QuickReps: 4,
 	}, nil
 }
 

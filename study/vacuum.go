@@ -68,7 +68,7 @@ func (vacuumStudy) Plan(p Params) (Plan, error) {
 			{Name: "log_checkpoints", Value: "on"},
 		},
 		Reps:      3,
-		QuickReps: 3,
+		QuickReps: 4,
 	}, nil
 }
 
