@@ -66,7 +66,7 @@ func (commitStudy) Plan(p Params) (Plan, error) {
 		// track_wal_io_timing gives wal_sync_ms; nothing else differs from
 		// the defaults (synchronous_commit on, fsync on).
 		Settings:  []pgserver.Setting{{Name: "track_wal_io_timing", Value: "on"}, {Name: "autovacuum", Value: "off"}},
-		Reps:      3,
+		Reps:      5,
 		QuickReps: 4,
 	}, nil
 }

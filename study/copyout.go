@@ -78,7 +78,7 @@ func (copyOut) Plan(p Params) (Plan, error) {
 			{Name: "shared_buffers", Value: p.String("shared_buffers")},
 			{Name: "autovacuum", Value: "off"},
 		},
-		Reps:      3,
+		Reps:      5,
 		QuickReps: 4,
 	}, nil
 }

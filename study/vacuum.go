@@ -67,7 +67,7 @@ func (vacuumStudy) Plan(p Params) (Plan, error) {
 			{Name: "autovacuum", Value: "off"},
 			{Name: "log_checkpoints", Value: "on"},
 		},
-		Reps:      3,
+		Reps:      5,
 		QuickReps: 4,
 	}, nil
 }
