@@ -36,6 +36,10 @@ type Runner struct {
 	Force bool
 	// Progress receives progress lines; nil discards them.
 	Progress func(string)
+	// OnRep, when set, is told before each repetition of a case on a
+	// target how many of the study's total are done, instead of a progress
+	// line (for progress bars).
+	OnRep func(study string, done, total int, label string)
 }
 
 // Outcome is what one study produced on all targets.
@@ -140,13 +144,19 @@ func (r *Runner) Run(ctx context.Context, st Study, params Params) (out *Outcome
 		}
 	}
 
+	total, done := reps*len(plan.Cases)*len(sessions), 0
 	for rep := 1; rep <= reps; rep++ {
 		for _, c := range plan.Cases {
 			for _, s := range sessions {
 				if err := ctx.Err(); err != nil {
 					return out, err
 				}
-				r.say("%s: %s on %s, repetition %d/%d", info.Name, caseTitle(c), s.Target.Name, rep, reps)
+				if r.OnRep != nil {
+					r.OnRep(info.Name, done, total, fmt.Sprintf("%s on %s, repetition %d/%d", caseTitle(c), s.Target.Name, rep, reps))
+				} else {
+					r.say("%s: %s on %s, repetition %d/%d", info.Name, caseTitle(c), s.Target.Name, rep, reps)
+				}
+				done++
 				s.begin(c, rep)
 				runErr := st.Run(ctx, s, c, rep)
 				if ferr := s.flush(ctx); ferr != nil && runErr == nil {

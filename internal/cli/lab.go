@@ -270,6 +270,9 @@ func (l *lab) close(kind results.Kind, runErr error) error {
 		err = l.Run.Finish(context.Background(), status, runErr)
 		l.Run = nil
 	}
+	if l.env.progressUI != nil {
+		l.env.progressUI.Done()
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	for _, inst := range l.owned {
@@ -288,7 +291,7 @@ func (l *lab) close(kind results.Kind, runErr error) error {
 // runner returns a study runner over the lab's targets, storing into its
 // run.
 func (l *lab) runner(reps int, quick bool) *study.Runner {
-	return &study.Runner{
+	r := &study.Runner{
 		Targets:  l.Targets,
 		Store:    l.Run,
 		Reps:     reps,
@@ -297,6 +300,10 @@ func (l *lab) runner(reps int, quick bool) *study.Runner {
 		Force:    l.flags.force,
 		Progress: l.env.progress(),
 	}
+	if !l.env.Quiet && l.env.ui().tty {
+		r.OnRep = l.env.ui().Step
+	}
+	return r
 }
 
 // storeLocation says where the run was stored, for the closing line.

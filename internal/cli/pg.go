@@ -44,7 +44,15 @@ func (env *Env) progress() func(string) {
 	if env.Quiet {
 		return nil
 	}
-	return func(msg string) { fmt.Fprintf(env.Stderr, "pglab: %s\n", msg) }
+	return env.ui().Line
+}
+
+// ui returns the command's progress display.
+func (env *Env) ui() *progressUI {
+	if env.progressUI == nil {
+		env.progressUI = newProgressUI(env.Stderr)
+	}
+	return env.progressUI
 }
 
 func newPgListCmd(env *Env) *cobra.Command {

@@ -33,6 +33,8 @@ type Env struct {
 	PgBin string
 	// Quiet suppresses progress lines on stderr.
 	Quiet bool
+
+	progressUI *progressUI
 }
 
 // commandFactory builds one top-level command. Files of this package add
@@ -69,7 +71,9 @@ func Main(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io
 	root.SetArgs(args)
 	err := root.ExecuteContext(ctx)
 	if sig := caught(); sig != nil {
-		if err != nil && !errors.Is(err, context.Canceled) {
+		var ee *ExitError
+		silent := errors.As(err, &ee) && (ee.Silent || ee.Err == nil)
+		if err != nil && !errors.Is(err, context.Canceled) && !silent {
 			fmt.Fprintf(stderr, "pglab: %s\n", oneLine(err))
 		}
 		fmt.Fprintf(stderr, "pglab: interrupted by %s\n", sigName(sig))
