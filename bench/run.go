@@ -236,7 +236,8 @@ func isConnString(s string) bool {
 // Run runs a benchmark as pgbench's run mode does and returns its figures.
 // Errors before the run are *SetupError or script errors (pgbench exits 1);
 // a run with aborted clients returns a Result with Aborted set (exit 2);
-// --exit-on-abort returns *AbortError.
+// --exit-on-abort returns *AbortError. A run cancelled through ctx returns
+// the figures of what ran until then together with ctx.Err().
 func Run(ctx context.Context, cfg Config) (*Result, error) {
 	if cfg.Clients < 1 {
 		cfg.Clients = 1
@@ -481,7 +482,8 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		return nil, &AbortError{Thread: int(r.abortTid.Load())}
 	}
 	if ctx.Err() != nil {
-		return nil, ctx.Err()
+		r.fillResult(res, threads, scale, end)
+		return res, ctx.Err()
 	}
 	for _, c := range clients {
 		if c.state != csFinished {

@@ -630,6 +630,13 @@ func runBench(env *Env, args []string) int {
 		case errors.As(err, &se):
 			return b.errorf("%s", se.Msg)
 		case env.Ctx.Err() != nil:
+			// Interrupted: show what ran until then (Main adds the signal).
+			if res != nil && !jsonOut {
+				res.WriteSummary(env.Stdout)
+				res.WritePercentiles(env.Stdout)
+			} else if res != nil {
+				res.WriteJSON(env.Stdout)
+			}
 			return 1
 		default:
 			return b.scriptError(err)
