@@ -341,3 +341,99 @@ func TestStudyVacuumMatchesPsql(t *testing.T) {
 		}
 	}
 }
+
+// TestStudySeqscanRecordsDiskAndColdMethod runs a small cold and warm scan
+// and checks that the disk's read throughput during the scan and the way
+// the cache was emptied are recorded.
+func TestStudySeqscanRecordsDiskAndColdMethod(t *testing.T) {
+	store := filepath.Join(t.TempDir(), "r.db")
+	r := run(t, "--quiet", "study", "seqscan", "--versions", pgtest.DefaultVersion(), "--reps", "1",
+		"--param", "scale=1", "--param", "shared_buffers=32MB", "--json", "--store", store)
+	if r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	var doc struct {
+		Measurements []struct {
+			Case   map[string]string `json:"case"`
+			Metric string            `json:"metric"`
+			Value  float64           `json:"value"`
+		} `json:"measurements"`
+		Notes []struct {
+			Case map[string]string `json:"case"`
+			Text string            `json:"text"`
+		} `json:"notes"`
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &doc); err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]float64{}
+	for _, m := range doc.Measurements {
+		got[m.Case["cache"]+"/"+m.Metric] = m.Value
+	}
+	for _, k := range []string{"cold/elapsed_ms", "cold/mb_per_s", "cold/disk_read_mb_s", "cold/parallel_workers", "warm/elapsed_ms", "warm/disk_read_mb_s"} {
+		if _, ok := got[k]; !ok {
+			t.Errorf("no %s recorded", k)
+		}
+	}
+	if got["cold/disk_read_mb_s"] <= 0 {
+		t.Errorf("cold scan: disk read %v MB/s, want > 0 (the table had to come from disk)", got["cold/disk_read_mb_s"])
+	}
+	if got["cold/os_cached_mb_before"] > 1 {
+		t.Errorf("cold scan began with %v MB of the table in the OS cache", got["cold/os_cached_mb_before"])
+	}
+	method := ""
+	for _, n := range doc.Notes {
+		if n.Case["cache"] == "cold" && strings.HasPrefix(n.Text, "cold:") {
+			method = n.Text
+		}
+	}
+	if !strings.Contains(method, "server restarted") || !(strings.Contains(method, "drop_caches") || strings.Contains(method, "posix_fadvise")) {
+		t.Errorf("cold method note = %q, want the restart and how the OS cache was emptied", method)
+	}
+}
+
+// TestStudyTPSAndCopyOutQuick runs the tps and copy-out studies at their
+// smallest and checks their metrics.
+func TestStudyTPSAndCopyOutQuick(t *testing.T) {
+	store := filepath.Join(t.TempDir(), "r.db")
+	for _, c := range []struct {
+		args []string
+		want []string
+	}{
+		{[]string{"tps", "--param", "clients=2", "--param", "duration=2s", "--param", "scale=1"},
+			[]string{"tps", "latency_avg_ms", "latency_p50_ms", "latency_p99_ms", "failed", "conn_ms", "wal_bytes_per_tx", "wal_syncs_per_tx", "cpu_busy_pct"}},
+		{[]string{"copy-out", "--param", "tables=accounts,200", "--param", "scale=1", "--param", "rows=200", "--param", "shared_buffers=128MB"},
+			[]string{"elapsed_ms", "bytes", "mb_per_s", "rows", "avg_row_bytes"}},
+	} {
+		args := append([]string{"--quiet", "study"}, c.args...)
+		args = append(args, "--versions", pgtest.DefaultVersion(), "--reps", "1", "--json", "--store", store)
+		r := run(t, args...)
+		if r.code != 0 {
+			t.Fatalf("%v: exit %d: %s", c.args, r.code, r.stderr)
+		}
+		var doc struct {
+			Measurements []struct {
+				Metric string  `json:"metric"`
+				Value  float64 `json:"value"`
+			} `json:"measurements"`
+		}
+		if err := json.Unmarshal([]byte(r.stdout), &doc); err != nil {
+			t.Fatal(err)
+		}
+		have := map[string]float64{}
+		for _, m := range doc.Measurements {
+			have[m.Metric] = m.Value
+		}
+		for _, w := range c.want {
+			if _, ok := have[w]; !ok {
+				t.Errorf("%s: no %s", c.args[0], w)
+			}
+		}
+		if c.args[0] == "tps" && have["tps"] <= 0 {
+			t.Errorf("tps = %v", have["tps"])
+		}
+		if c.args[0] == "copy-out" && (have["rows"] <= 0 || have["bytes"] <= 0) {
+			t.Errorf("copy-out rows %v bytes %v", have["rows"], have["bytes"])
+		}
+	}
+}
