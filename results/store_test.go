@@ -16,13 +16,9 @@ import (
 	"time"
 )
 
-// location makes a fresh store location for one test and returns it. The
-// suite below runs on SQLite files; a PostgreSQL location can be plugged in
-// the same way.
-//
-// TODO(results): run the same suite against a PostgreSQL store once
-// internal/pgtest can give a test a real server: a location per test (a
-// fresh database), via suiteLocations.
+// Each store-agnostic test runs once per kind of store: an SQLite file in
+// a temporary directory, and a fresh database on a real PostgreSQL server
+// (postgres_store_test.go), via suiteLocations.
 type locationFunc func(t *testing.T) string
 
 func sqliteLocation(t *testing.T) string {
