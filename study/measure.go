@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -161,7 +162,7 @@ func (s *Session) recordSampling(ctx context.Context, name string, step *Step) e
 	if step.Waits != nil && step.Waits.Sessions > 0 {
 		for _, m := range step.Waits.Metrics(3) {
 			if m.Name != "wait_samples" {
-				s.Record(m.Name, m.Value, unitText(m.Unit))
+				s.Record(waitMetricName(m.Name), m.Value, unitText(m.Unit))
 			}
 		}
 		for _, n := range observe.WaitNotes(step.Waits) {
@@ -178,8 +179,21 @@ func (s *Session) recordSampling(ctx context.Context, name string, step *Step) e
 
 // unitText maps observe's unit names to those reports format.
 func unitText(u string) string {
-	if u == "pct" {
+	switch u {
+	case "pct":
 		return "%"
+	case "count/s":
+		return "/s"
 	}
 	return u
+}
+
+// waitMetricName gives wait events one spelling across versions:
+// PostgreSQL 17 renamed many (IO:WALSync became IO:WalSync), which would
+// split one event into two half-empty rows of a comparison.
+func waitMetricName(name string) string {
+	if ev, ok := strings.CutPrefix(name, "wait_pct:"); ok {
+		return "wait_pct:" + strings.ToLower(ev)
+	}
+	return name
 }
