@@ -13,6 +13,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strings"
 	"testing"
@@ -307,5 +308,91 @@ select 1;
 	}
 	if a, b := q("rows_pglab"), q("rows_pgbench"); a != b || a == "" {
 		t.Errorf("rows differ:\npglab   %s\npgbench %s", a, b)
+	}
+}
+
+var numberRe = regexp.MustCompile(`-?[0-9]+(\.[0-9]+)?`)
+
+// shapes returns the distinct lines of s with every number replaced by N,
+// leaving out lines pgbench 15 and 17/18 print differently and pglab's own
+// additions.
+func shapes(s string) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, l := range strings.Split(strings.TrimRight(s, "\n"), "\n") {
+		if l == "" || strings.HasPrefix(l, "pgbench (") || strings.HasPrefix(l, "latency percentiles:") ||
+			strings.HasPrefix(l, "pglab: setting random seed") {
+			continue
+		}
+		l = numberRe.ReplaceAllString(l, "N")
+		if !seen[l] {
+			seen[l] = true
+			out = append(out, l)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// TestCompatOutputShapes runs the builtins with the options that change
+// pgbench's output (-P, -R, -L, -C, --max-tries, --failures-detailed, -l,
+// --aggregate-interval) through both programs and compares the shape of
+// every line of stdout, stderr and the logs.
+func TestCompatOutputShapes(t *testing.T) {
+	dsn := benchDB(t, "1")
+	dir := pgtest.TempDir(t)
+	cases := [][]string{
+		{"-S", "-c", "2", "-T", "2", "-P", "1"},
+		{"-S", "-c", "2", "-j", "2", "-T", "2", "-P", "1", "-R", "200", "-L", "20"},
+		{"-N", "-c", "2", "-t", "20", "--max-tries", "3", "--failures-detailed"},
+		{"-S", "-C", "-c", "2", "-t", "10"},
+		{"-S", "-M", "prepared", "-c", "3", "-j", "3", "-t", "10", "-R", "500", "-s", "7"},
+		{"-b", "se@3", "-b", "si@1", "-c", "2", "-t", "30", "--random-seed", "7"},
+		{"-S", "-c", "2", "-t", "10", "-l"},
+		{"-S", "-c", "2", "-t", "10", "-l", "-R", "300", "--max-tries", "2"},
+		{"-S", "-c", "2", "-T", "2", "-l", "--aggregate-interval", "1"},
+		{"-v", "-S", "-t", "5"},
+	}
+	for i, args := range cases {
+		t.Run(strings.Join(args, " "), func(t *testing.T) {
+			var logs [2]string
+			var res [2]result
+			for k, prog := range []string{"pglab", "pgbench"} {
+				prefix := filepath.Join(dir, prog+itoa(i))
+				full := append(append([]string{}, args...), "--log-prefix", prefix, dsn)
+				if !strings.Contains(strings.Join(args, " "), "-l") {
+					full = append(append([]string{}, args...), dsn)
+				}
+				if prog == "pglab" {
+					res[k] = run(t, append([]string{"bench"}, full...)...)
+				} else {
+					res[k] = runPgbench(t, full...)
+				}
+				files, _ := filepath.Glob(prefix + ".*")
+				for _, f := range files {
+					data, _ := os.ReadFile(f)
+					logs[k] += string(data)
+				}
+			}
+			got, want := res[0], res[1]
+			if got.code != want.code {
+				t.Errorf("exit %d, pgbench %d\n%s", got.code, want.code, got.stderr)
+			}
+			// pgbench 15 prints the per-script block on one line ("N transactions
+			// (N% of total, tps = N)"); 17/18 split it in two.
+			wantOut := strings.ReplaceAll(strings.Join(shapes(want.stdout), "\n"),
+				" - N transactions (N% of total, tps = N)", " - N transactions (N% of total)\n - number of transactions actually processed: N (tps = N)")
+			wantLines := strings.Split(wantOut, "\n")
+			sort.Strings(wantLines)
+			if g, w := strings.Join(shapes(got.stdout), "\n"), strings.Join(wantLines, "\n"); g != w {
+				t.Errorf("stdout shapes differ\npglab:\n%s\npgbench:\n%s", g, w)
+			}
+			if g, w := strings.Join(shapes(got.stderr), "\n"), strings.Join(shapes(want.stderr), "\n"); g != w {
+				t.Errorf("stderr shapes differ\npglab:\n%s\npgbench:\n%s", g, w)
+			}
+			if g, w := strings.Join(shapes(logs[0]), "\n"), strings.Join(shapes(logs[1]), "\n"); g != w {
+				t.Errorf("log shapes differ\npglab:\n%s\npgbench:\n%s", g, w)
+			}
+		})
 	}
 }
