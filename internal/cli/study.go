@@ -104,8 +104,9 @@ Studies:
 					}
 					ds := &report.Dataset{Targets: targets, Measurements: out.Measurements}
 					for _, n := range out.Notes {
-						ds.Notes = append(ds.Notes, report.Note{Study: out.Study, Case: n.Case.Labels, Target: n.Target, Text: n.Text, Outcome: n.Outcome})
+						ds.Notes = append(ds.Notes, report.Note{Study: out.Study, Case: n.Case.Labels, Target: n.Target, Text: n.Text, Outcome: n.Outcome, Rep: n.Rep})
 					}
+					ds.Studies = []report.StudyInfo{studyInfoOf(out)}
 					if err := report.WriteText(env.Stdout, ds); err != nil {
 						return err
 					}
@@ -239,4 +240,13 @@ func writeStudyJSON(w io.Writer, runID string, targets []results.Target, out *st
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	return enc.Encode(doc)
+}
+
+// studyInfoOf describes a study's outcome as reports name its cases.
+func studyInfoOf(o *study.Outcome) report.StudyInfo {
+	si := report.StudyInfo{Name: o.Info.Name, Title: o.Info.Title, Source: o.Info.Source, Params: o.Params.Text(), Reps: o.Reps}
+	for _, c := range o.Plan.Cases {
+		si.Cases = append(si.Cases, report.CaseInfo{Name: c.Name, Labels: c.Labels})
+	}
+	return si
 }
