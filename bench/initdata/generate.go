@@ -3,7 +3,6 @@ package initdata
 import (
 	"context"
 	"errors"
-	"strconv"
 	"strings"
 
 	"github.com/jackc/pgx/v5/pgconn"
@@ -12,15 +11,17 @@ import (
 // relInfo is what step g needs to know about a table before loading it.
 type relInfo struct {
 	relkind byte
-	types   []uint32 // column type OIDs, dropped and generated columns left out
+	// columns lists the columns COPY fills, in order, as name:type:typmod
+	// (dropped and generated columns left out).
+	columns string
 }
 
-const relInfoSQL = "SELECT c.relkind, coalesce((SELECT pg_catalog.string_agg(a.atttypid::pg_catalog.text, ',' ORDER BY a.attnum) " +
+const relInfoSQL = "SELECT c.relkind, coalesce((SELECT pg_catalog.string_agg(a.attname || ':' || a.atttypid || ':' || a.atttypmod, ',' ORDER BY a.attnum) " +
 	"FROM pg_catalog.pg_attribute a WHERE a.attrelid = c.oid AND a.attnum > 0 AND NOT a.attisdropped AND a.attgenerated = ''), '') " +
 	"FROM pg_catalog.pg_class c WHERE c.oid = $1::pg_catalog.regclass"
 
-// lookupRel reads a table's relkind and column types (pgbench reads the
-// relkind to decide on FREEZE).
+// lookupRel reads a table's relkind (pgbench reads it to decide on
+// FREEZE) and columns.
 func lookupRel(ctx context.Context, conn *pgconn.PgConn, table string) (*relInfo, error) {
 	rows, err := queryStrings(ctx, conn, relInfoSQL, table)
 	if err != nil {
@@ -29,34 +30,16 @@ func lookupRel(ctx context.Context, conn *pgconn.PgConn, table string) (*relInfo
 	if len(rows) != 1 || len(rows[0][0]) != 1 {
 		return nil, queryError(relInfoSQL, errors.New("unexpected result"))
 	}
-	info := &relInfo{relkind: rows[0][0][0]}
-	if rows[0][1] != "" {
-		for _, s := range strings.Split(rows[0][1], ",") {
-			oid, err := strconv.ParseUint(s, 10, 32)
-			if err != nil {
-				return nil, queryError(relInfoSQL, err)
-			}
-			info.types = append(info.types, uint32(oid))
-		}
-	}
-	return info, nil
+	return &relInfo{relkind: rows[0][0][0], columns: rows[0][1]}, nil
 }
 
-// copyStatement returns the COPY statement for a table: pgbench's text
-// COPY, with FREEZE on servers from 14 for ordinary tables, or the same
-// in binary format.
-func copyStatement(table string, freeze, binary bool) string {
-	var opts []string
-	if binary {
-		opts = append(opts, "format binary")
-	}
+// copyStatement returns pgbench's COPY statement for a table, with FREEZE
+// as pgbench uses it (servers from 14, ordinary tables).
+func copyStatement(table string, freeze bool) string {
 	if freeze {
-		opts = append(opts, "freeze on")
+		return "copy " + table + " from stdin with (freeze on)"
 	}
-	if len(opts) == 0 {
-		return "copy " + table + " from stdin"
-	}
-	return "copy " + table + " from stdin with (" + strings.Join(opts, ", ") + ")"
+	return "copy " + table + " from stdin"
 }
 
 // copyError words a failed COPY as pgbench does. The server rejects a
@@ -133,16 +116,9 @@ func (r *runner) loadPartitionsInParallel(ctx context.Context, info *relInfo) (b
 // load fills one table on the main connection.
 func (r *runner) load(ctx context.Context, t Table, info *relInfo) error {
 	total := t.PerScale() * int64(r.o.scale())
-	freeze := r.serverVersion >= 140000 && info.relkind == 'r'
-	f := textFormat(t)
-	if r.o.Method == MethodFast {
-		if bf := binaryFormat(t, info.types, total); bf != nil {
-			f = bf
-		}
-	}
-	sql := copyStatement(t.Name(), freeze, f.binary)
+	sql := copyStatement(t.Name(), r.serverVersion >= 140000 && info.relkind == 'r')
 	prog := newProgress(r.out, t.Name(), total, r.o.Quiet)
-	src := newRowSource(f, 0, total, prog)
+	src := newRowSource(t, 0, total, prog)
 	_, err := r.conn.CopyFrom(ctx, src, sql)
 	prog.finish()
 	if err != nil {

@@ -100,9 +100,9 @@ type LoadMethod int
 
 // The load methods.
 const (
-	// MethodFast sends binary COPY data, loads independent tables and
-	// partitions on several connections and sizes maintenance_work_mem
-	// for the index build. The tables it leaves are pgbench's.
+	// MethodFast sends pgbench's COPY data, loads range partitions on
+	// several connections and sizes maintenance_work_mem for the index
+	// build. The tables it leaves are pgbench's.
 	MethodFast LoadMethod = iota
 	// MethodPgbench sends what pgbench sends, the way pgbench sends it.
 	MethodPgbench

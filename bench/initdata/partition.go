@@ -51,9 +51,6 @@ func accountLeaves(ctx context.Context, conn *pgconn.PgConn, parent *relInfo, to
 	if err != nil || len(rows) == 0 {
 		return nil, err
 	}
-	if len(parent.types) != len(Accounts.columns()) {
-		return nil, nil
-	}
 	var leaves []*leaf
 	for _, r := range rows {
 		if r[1] != "r" || r[3] != "r" || r[4] != "true" {
@@ -101,8 +98,8 @@ func accountLeaves(ctx context.Context, conn *pgconn.PgConn, parent *relInfo, to
 		if err != nil {
 			return nil, err
 		}
-		if len(info.types) != len(parent.types) {
-			return nil, nil
+		if info.columns != parent.columns {
+			return nil, nil // COPY text fills columns by position
 		}
 	}
 	return leaves, nil
@@ -161,8 +158,7 @@ func leavesGrowAlike(ctx context.Context, conn *pgconn.PgConn, serverVersion, le
 // skips) that bring the batch's input to 65535 bytes, the size at which
 // the server ends a batch. The rows and the tables are the same.
 func newLeafSource(lo, hi int64, prog *progress) *rowSource {
-	f := textFormat(Accounts)
-	s := newRowSource(f, lo, hi, prog)
+	s := newRowSource(Accounts, lo, hi, prog)
 	first := int64(0)
 	if r := lo % copyBatchRows; r != 0 {
 		first = copyBatchRows - r
@@ -172,10 +168,10 @@ func newLeafSource(lo, hi int64, prog *progress) *rowSource {
 	}
 	var block []byte
 	for k := lo; k < lo+first-1; k++ {
-		block = f.appendText(block, k)
+		block = Accounts.appendRow(block, k)
 	}
 	used := len(block) - int(first-1) // the server counts lines without newlines
-	last := f.appendText(nil, lo+first-1)
+	last := Accounts.appendRow(nil, lo+first-1)
 	if pad := copyBatchBytes - used - (len(last) - 1); pad > 0 {
 		block = append(block, make([]byte, pad)...)
 		for i := len(block) - pad; i < len(block); i++ {
@@ -216,7 +212,7 @@ func (r *runner) loadLeaves(ctx context.Context, leaves []*leaf, prog *progress)
 				if ctx.Err() != nil {
 					return
 				}
-				sql := copyStatement(l.name, false, false)
+				sql := copyStatement(l.name, false)
 				if _, err := conn.CopyFrom(ctx, newLeafSource(l.lo, l.hi, prog), sql); err != nil {
 					mu.Lock()
 					if firstErr == nil {

@@ -1,9 +1,7 @@
 package initdata
 
 import (
-	"encoding/binary"
 	"io"
-	"math"
 	"strconv"
 )
 
@@ -27,218 +25,122 @@ func (t Table) PerScale() int64 {
 	return [...]int64{BranchesPerScale, TellersPerScale, AccountsPerScale}[t]
 }
 
-// colKind says what a generated column holds for row k (0-based).
-type colKind int
-
-const (
-	colID    colKind = iota // k+1
-	colGroup                // k/groupSize+1: a teller's or account's bid
-	colZero                 // 0: the balances
-	colNull                 // NULL: the branches' and tellers' filler
-	colEmpty                // '': the accounts' filler, blank-padded by char(n)
-)
-
-// columns returns what pgbench writes into each column of t, in order.
-func (t Table) columns() []colKind {
-	switch t {
-	case Branches:
-		return []colKind{colID, colZero, colNull}
-	case Tellers:
-		return []colKind{colID, colGroup, colZero, colNull}
-	default:
-		return []colKind{colID, colGroup, colZero, colEmpty}
-	}
-}
-
-// groupSize returns the rows per branch: 10 tellers, 100000 accounts.
+// groupSize returns the rows per branch: 10 tellers, 100000 accounts
+// (and 1 branch).
 func (t Table) groupSize() int64 {
-	if t == Tellers {
-		return TellersPerScale
-	}
-	return AccountsPerScale
-}
-
-// Type OIDs of the column types binary COPY knows how to send.
-const (
-	oidInt8   = 20
-	oidInt4   = 23
-	oidBpchar = 1042
-)
-
-// binaryHeader starts every binary COPY stream: signature, flags,
-// header-extension length.
-var binaryHeader = []byte("PGCOPY\n\xff\r\n\x00\x00\x00\x00\x00\x00\x00\x00\x00")
-
-// rowFormat encodes the rows of one table in one COPY format.
-type rowFormat struct {
-	table  Table
-	binary bool
-	// Binary: one row with constant parts filled in, and where the
-	// varying values go (width 4 or 8; groupOff < 0 when absent).
-	tmpl              []byte
-	idOff, idWidth    int
-	groupOff, grpWide int
-}
-
-// textFormat returns pgbench's text rows for t.
-func textFormat(t Table) *rowFormat { return &rowFormat{table: t} }
-
-// binaryFormat returns binary rows for t given the type OIDs of the
-// table's columns (in order, dropped and generated columns left out), or
-// nil when binary COPY cannot send the same values: other column types,
-// another column count, or ids beyond an int column's range (which
-// pgbench's text COPY would make the server reject).
-func binaryFormat(t Table, types []uint32, maxID int64) *rowFormat {
-	kinds := t.columns()
-	if len(types) != len(kinds) {
-		return nil
-	}
-	f := &rowFormat{table: t, binary: true, groupOff: -1}
-	f.tmpl = binary.BigEndian.AppendUint16(nil, uint16(len(kinds)))
-	for i, k := range kinds {
-		switch k {
-		case colNull, colEmpty:
-			if types[i] != oidBpchar {
-				return nil
-			}
-			n := uint32(0)
-			if k == colNull {
-				n = math.MaxUint32 // -1: NULL
-			}
-			f.tmpl = binary.BigEndian.AppendUint32(f.tmpl, n)
-			continue
-		}
-		var w int
-		switch types[i] {
-		case oidInt4:
-			w = 4
-		case oidInt8:
-			w = 8
-		default:
-			return nil
-		}
-		if w == 4 && k == colID && maxID > math.MaxInt32 {
-			return nil
-		}
-		f.tmpl = binary.BigEndian.AppendUint32(f.tmpl, uint32(w))
-		switch k {
-		case colID:
-			f.idOff, f.idWidth = len(f.tmpl), w
-		case colGroup:
-			f.groupOff, f.grpWide = len(f.tmpl), w
-		}
-		f.tmpl = append(f.tmpl, make([]byte, w)...)
-	}
-	return f
-}
-
-// appendText appends pgbench's text line for row k (0-based).
-func (f *rowFormat) appendText(dst []byte, k int64) []byte {
-	dst = strconv.AppendInt(dst, k+1, 10)
-	switch f.table {
-	case Branches:
-		return append(dst, "\t0\t\\N\n"...)
+	switch t {
 	case Tellers:
-		dst = append(dst, '\t')
-		dst = strconv.AppendInt(dst, k/TellersPerScale+1, 10)
+		return TellersPerScale
+	case Accounts:
+		return AccountsPerScale
+	}
+	return 1
+}
+
+// appendRow appends pgbench's COPY text line for row k (0-based) of t:
+// initBranch, initTeller and initAccount's formats.
+func (t Table) appendRow(dst []byte, k int64) []byte {
+	dst = strconv.AppendInt(dst, k+1, 10)
+	if t == Branches {
 		return append(dst, "\t0\t\\N\n"...)
-	default:
-		dst = append(dst, '\t')
-		dst = strconv.AppendInt(dst, k/AccountsPerScale+1, 10)
-		return append(dst, "\t0\t\n"...)
 	}
+	dst = append(dst, '\t')
+	dst = strconv.AppendInt(dst, k/t.groupSize()+1, 10)
+	return append(dst, t.suffix()...)
 }
 
-func putInt(b []byte, width int, v int64) {
-	if width == 4 {
-		binary.BigEndian.PutUint32(b, uint32(v))
-	} else {
-		binary.BigEndian.PutUint64(b, uint64(v))
+// suffix is what follows the id (branches) or the bid (tellers,
+// accounts) on a line: the balance and the filler (NULL, or empty for
+// the accounts' blank-padded char(84)).
+func (t Table) suffix() string {
+	if t == Accounts {
+		return "\t0\t\n"
 	}
+	return "\t0\t\\N\n"
 }
 
-// rowSource is an io.Reader producing the COPY data of rows [next, end)
-// of a table, whole rows per Read, and reporting them to a progress
-// counter as they are produced.
+// endOfData ends pgbench's COPY data.
+const endOfData = "\\.\n"
+
+// maxLine bounds one line: two 19-digit numbers and separators.
+const maxLine = 64
+
+// rowSource is an io.Reader producing pgbench's COPY text for rows
+// [next, end) of a table, whole lines per Read, and reporting them to a
+// progress counter as they are produced. It keeps the id's decimal digits
+// and counts them up instead of formatting every number.
 type rowSource struct {
-	f         *rowFormat
+	table     Table
 	next, end int64
-	started   bool
 	finished  bool
 	prog      *progress
 	// pending is data to send before row next; it holds pendingRows rows.
 	pending     []byte
 	pendingRows int64
+	// id holds the digits of next+1, group those of the bid of row next
+	// (valid up to row groupEnd).
+	id, group []byte
+	groupEnd  int64
 }
 
-func newRowSource(f *rowFormat, from, to int64, prog *progress) *rowSource {
-	return &rowSource{f: f, next: from, end: to, prog: prog}
+func newRowSource(t Table, from, to int64, prog *progress) *rowSource {
+	return &rowSource{table: t, next: from, end: to, prog: prog, groupEnd: -1}
 }
 
-// maxTextLine bounds one text line: two 19-digit numbers and separators.
-const maxTextLine = 64
-
-// encode writes row k (0-based) at the start of dst, which must hold
-// maxTextLine bytes or one binary row, and returns its length.
-func (f *rowFormat) encode(dst []byte, k int64) int {
-	if !f.binary {
-		return len(f.appendText(dst[:0], k))
-	}
-	size := len(f.tmpl)
-	b := dst[:size]
-	copy(b, f.tmpl)
-	putInt(b[f.idOff:], f.idWidth, k+1)
-	if f.groupOff >= 0 {
-		putInt(b[f.groupOff:], f.grpWide, k/f.table.groupSize()+1)
-	}
-	return size
-}
-
-// tail returns what ends the COPY data: the binary trailer, or pgbench's
-// end-of-data line.
-func (f *rowFormat) tail() []byte {
-	if f.binary {
-		return []byte{0xff, 0xff}
-	}
-	return []byte("\\.\n")
-}
-
-// Read fills p with whole rows; it needs len(p) of at least 64 bytes.
+// Read fills p with whole lines; it needs len(p) of at least maxLine
+// bytes.
 func (s *rowSource) Read(p []byte) (int, error) {
 	if s.finished {
 		return 0, io.EOF
 	}
-	n := 0
-	if !s.started && s.f.binary {
-		n = copy(p, binaryHeader)
-	}
-	s.started = true
 	if len(s.pending) > 0 {
-		c := copy(p[n:], s.pending)
-		s.pending = s.pending[c:]
+		n := copy(p, s.pending)
+		s.pending = s.pending[n:]
 		if len(s.pending) == 0 && s.prog != nil {
 			s.prog.add(s.pendingRows)
 		}
-		return n + c, nil
+		return n, nil
 	}
 	first := s.next
-	rowMax := maxTextLine
-	if s.f.binary {
-		rowMax = len(s.f.tmpl)
+	buf := p[:0:len(p)]
+	if s.next < s.end && s.id == nil {
+		s.id = strconv.AppendInt(nil, s.next+1, 10)
 	}
-	for s.next < s.end && len(p)-n >= rowMax {
-		n += s.f.encode(p[n:], s.next)
-		s.next++
-	}
-	if s.next == s.end {
-		tail := s.f.tail()
-		if len(p)-n >= len(tail) {
-			n += copy(p[n:], tail)
-			s.finished = true
+	suffix := s.table.suffix()
+	gs := s.table.groupSize()
+	for s.next < s.end && cap(buf)-len(buf) >= maxLine {
+		buf = append(buf, s.id...)
+		if s.table != Branches {
+			if s.next >= s.groupEnd {
+				g := s.next / gs
+				s.group = strconv.AppendInt(s.group[:0], g+1, 10)
+				s.groupEnd = (g + 1) * gs
+			}
+			buf = append(buf, '\t')
+			buf = append(buf, s.group...)
 		}
+		buf = append(buf, suffix...)
+		s.next++
+		s.id = incrementDecimal(s.id)
+	}
+	if s.next == s.end && cap(buf)-len(buf) >= len(endOfData) {
+		buf = append(buf, endOfData...)
+		s.finished = true
 	}
 	if s.prog != nil && s.next > first {
 		s.prog.add(s.next - first)
 	}
-	return n, nil
+	return len(buf), nil
+}
+
+// incrementDecimal adds one to a non-negative number in decimal digits.
+func incrementDecimal(d []byte) []byte {
+	for i := len(d) - 1; i >= 0; i-- {
+		if d[i] != '9' {
+			d[i]++
+			return d
+		}
+		d[i] = '0'
+	}
+	return append([]byte{'1'}, d...)
 }

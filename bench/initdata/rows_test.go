@@ -2,7 +2,6 @@ package initdata
 
 import (
 	"bytes"
-	"encoding/binary"
 	"fmt"
 	"io"
 	"strconv"
@@ -10,41 +9,6 @@ import (
 	"testing"
 	"time"
 )
-
-// decodeBinary parses a binary COPY stream into rows of field values
-// (nil for NULL), checking the header and the trailer.
-func decodeBinary(t *testing.T, data []byte) [][][]byte {
-	t.Helper()
-	if !bytes.HasPrefix(data, binaryHeader) {
-		t.Fatalf("no binary COPY header: %q", data[:min(len(data), 19)])
-	}
-	data = data[len(binaryHeader):]
-	var rows [][][]byte
-	for {
-		if len(data) < 2 {
-			t.Fatal("stream ends without trailer")
-		}
-		n := int16(binary.BigEndian.Uint16(data))
-		data = data[2:]
-		if n == -1 {
-			if len(data) != 0 {
-				t.Fatalf("%d bytes after the trailer", len(data))
-			}
-			return rows
-		}
-		row := make([][]byte, n)
-		for i := range row {
-			l := int32(binary.BigEndian.Uint32(data))
-			data = data[4:]
-			if l < 0 {
-				continue
-			}
-			row[i] = append([]byte{}, data[:l]...)
-			data = data[l:]
-		}
-		rows = append(rows, row)
-	}
-}
 
 // readAll drains a reader with reads of the given size.
 func readAll(t *testing.T, r io.Reader, size int) []byte {
@@ -80,12 +44,15 @@ func TestTextRowsAreWhatPgbenchSends(t *testing.T) {
 	for _, tab := range []Table{Branches, Tellers, Accounts} {
 		var exp strings.Builder
 		from, to := int64(99990), int64(100012)
+		if tab == Tellers {
+			from, to = 1, 45
+		}
 		for k := from; k < to; k++ {
 			exp.WriteString(want(tab, k))
 		}
 		exp.WriteString("\\.\n")
-		for _, size := range []int{64, 100, 65531} {
-			got := readAll(t, newRowSource(textFormat(tab), from, to, nil), size)
+		for _, size := range []int{64, 100, 1000, 65531} {
+			got := readAll(t, newRowSource(tab, from, to, nil), size)
 			if string(got) != exp.String() {
 				t.Errorf("%s, reads of %d: got\n%q\nwant\n%q", tab.Name(), size, got, exp.String())
 			}
@@ -93,81 +60,45 @@ func TestTextRowsAreWhatPgbenchSends(t *testing.T) {
 	}
 }
 
-func TestBinaryRows(t *testing.T) {
-	int4, int8 := uint32(oidInt4), uint32(oidInt8)
-	cases := []struct {
-		tab   Table
-		types []uint32
-	}{
-		{Branches, []uint32{int4, int4, oidBpchar}},
-		{Tellers, []uint32{int4, int4, int4, oidBpchar}},
-		{Accounts, []uint32{int4, int4, int4, oidBpchar}},
-		{Accounts, []uint32{int8, int4, int4, oidBpchar}},
-		{Tellers, []uint32{int8, int8, int8, oidBpchar}},
-	}
-	for _, c := range cases {
-		f := binaryFormat(c.tab, c.types, 1000)
-		if f == nil {
-			t.Fatalf("%s %v: no binary format", c.tab.Name(), c.types)
-		}
-		from, to := int64(99995), int64(100003)
-		rows := decodeBinary(t, readAll(t, newRowSource(f, from, to, nil), 100))
-		if len(rows) != int(to-from) {
-			t.Fatalf("%d rows", len(rows))
-		}
-		for i, row := range rows {
-			k := from + int64(i)
-			if len(row) != len(c.types) {
-				t.Fatalf("row %d has %d fields", k, len(row))
-			}
-			var vals []string
-			for j, v := range row {
-				switch {
-				case v == nil:
-					vals = append(vals, "NULL")
-				case c.types[j] == oidInt4 && len(v) == 4:
-					vals = append(vals, strconv.Itoa(int(int32(binary.BigEndian.Uint32(v)))))
-				case c.types[j] == oidInt8 && len(v) == 8:
-					vals = append(vals, strconv.FormatInt(int64(binary.BigEndian.Uint64(v)), 10))
-				case c.types[j] == oidBpchar:
-					vals = append(vals, "'"+string(v)+"'")
-				default:
-					t.Fatalf("field %d of row %d: %d bytes for type %d", j, k, len(v), c.types[j])
-				}
-			}
-			// The text form says what each column holds.
-			text := strings.TrimSuffix(string(textFormat(c.tab).appendText(nil, k)), "\n")
-			text = strings.ReplaceAll(text, `\N`, "NULL")
-			parts := strings.Split(text, "\t")
-			if c.tab == Accounts {
-				parts[3] = "''"
-			}
-			if strings.Join(vals, "|") != strings.Join(parts, "|") {
-				t.Errorf("%s row %d: binary %v, text %v", c.tab.Name(), k, vals, parts)
-			}
+func TestIncrementDecimal(t *testing.T) {
+	for _, n := range []int64{0, 1, 8, 9, 10, 99, 100, 999, 12999, 99999, 100000, 2147483647, 9999999999} {
+		got := string(incrementDecimal([]byte(strconv.FormatInt(n, 10))))
+		if want := strconv.FormatInt(n+1, 10); got != want {
+			t.Errorf("%d+1: %s", n, got)
 		}
 	}
 }
 
-func TestBinaryFormatRefusals(t *testing.T) {
-	int4 := uint32(oidInt4)
-	for _, c := range []struct {
-		tab   Table
-		types []uint32
-		maxID int64
-	}{
-		{Accounts, []uint32{int4, int4, int4}, 10},                       // a column short
-		{Accounts, []uint32{int4, int4, int4, oidBpchar, int4}, 10},      // one too many
-		{Accounts, []uint32{int4, int4, int4, 25}, 10},                   // text filler
-		{Accounts, []uint32{21, int4, int4, oidBpchar}, 10},              // smallint aid
-		{Accounts, []uint32{int4, int4, int4, oidBpchar}, 1<<31 + 5},     // aid overflows int
-		{Branches, []uint32{int4, 1700, oidBpchar}, 10},                  // numeric balance
-		{Tellers, []uint32{int4, int4, int4, uint32(oidInt8)}, 10},       // int8 filler
-		{Branches, []uint32{uint32(oidBpchar), int4, oidBpchar}, 10},     // bpchar id
-		{Tellers, []uint32{int4, uint32(oidBpchar), int4, oidBpchar}, 1}, // bpchar bid
+// TestLeafSource checks the COPY text for one range partition: the same
+// lines as pgbench's, except that the line ending the first batch where a
+// routed COPY would end it carries leading spaces bringing the batch's
+// input to 65535 bytes.
+func TestLeafSource(t *testing.T) {
+	for _, c := range []struct{ lo, hi, first int64 }{
+		{66667, 133334, 333}, // pgbench's second of three partitions at scale 2
+		{0, 66667, 0},        // starts on a batch boundary
+		{14286, 28572, 714},
+		{5500, 5800, 0}, // ends before the boundary: one batch anyway
+		{2000, 3000, 0},
 	} {
-		if f := binaryFormat(c.tab, c.types, c.maxID); f != nil {
-			t.Errorf("%s %v max %d: binary format accepted", c.tab.Name(), c.types, c.maxID)
+		got := readAll(t, newLeafSource(c.lo, c.hi, nil), 65531)
+		lines := strings.Split(strings.TrimSuffix(string(got), "\\.\n"), "\n")
+		lines = lines[:len(lines)-1]
+		if int64(len(lines)) != c.hi-c.lo {
+			t.Fatalf("%v: %d lines", c, len(lines))
+		}
+		bytes := 0
+		for i, l := range lines {
+			k := c.lo + int64(i)
+			want := strings.TrimSuffix(string(Accounts.appendRow(nil, k)), "\n")
+			bytes += len(l)
+			if int64(i) == c.first-1 {
+				if strings.TrimLeft(l, " ") != want || bytes != copyBatchBytes {
+					t.Errorf("%v: line %d (%d bytes, batch %d bytes) %.40q", c, k, len(l), bytes, l)
+				}
+			} else if l != want {
+				t.Errorf("%v: line %d %q, want %q", c, k, l, want)
+			}
 		}
 	}
 }
