@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -278,7 +279,7 @@ func TestNamedInstances(t *testing.T) {
 }
 
 func processRunning(pid int) bool {
-	data, err := os.ReadFile(filepath.Join("/proc", itoa(pid), "stat"))
+	data, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "stat"))
 	if err != nil {
 		return false
 	}
@@ -286,59 +287,5 @@ func processRunning(pid int) bool {
 	return i > 0 && i+2 < len(data) && data[i+2] != 'Z'
 }
 
-func itoa(n int) string {
-	return fmtInt(n)
-}
-
-func fmtInt(n int) string {
-	if n == 0 {
-		return "0"
-	}
-	var b []byte
-	for n > 0 {
-		b = append([]byte{byte('0' + n%10)}, b...)
-		n /= 10
-	}
-	return string(b)
-}
-
 // serverProcesses lists live processes whose command line mentions dir.
-func serverProcesses(dir string) []string {
-	ents, _ := os.ReadDir("/proc")
-	var out []string
-	for _, e := range ents {
-		pid := e.Name()
-		if pid[0] < '0' || pid[0] > '9' {
-			continue
-		}
-		cmdline, err := os.ReadFile(filepath.Join("/proc", pid, "cmdline"))
-		if err != nil || !strings.Contains(string(cmdline), dir) {
-			continue
-		}
-		stat, _ := os.ReadFile(filepath.Join("/proc", pid, "stat"))
-		if i := strings.LastIndexByte(string(stat), ')'); i > 0 && i+2 < len(stat) && stat[i+2] == 'Z' {
-			continue
-		}
-		out = append(out, pid+":"+strings.ReplaceAll(string(cmdline), "\x00", " "))
-	}
-	return out
-}
-
-// TestRestartContextDoesNotOwnServer checks that the context of a restart
-// only bounds the restart: cancelling it afterwards leaves the server
-// running (the context given to Start owns the server).
-func TestRestartContextDoesNotOwnServer(t *testing.T) {
-	inst := pgtest.New(t, pgtest.Options{})
-	rctx, cancel := context.WithCancel(context.Background())
-	if err := inst.Restart(rctx); err != nil {
-		t.Fatal(err)
-	}
-	cancel()
-	time.Sleep(500 * time.Millisecond)
-	if !inst.Running() {
-		t.Fatal("cancelling a restart's context stopped the server")
-	}
-	if got := show(t, inst, "server_version_num"); got == "" {
-		t.Fatal("server does not answer")
-	}
-}
+func serverProcesses(dir string) []string { return pgtest.ProcessesUnder(dir) }

@@ -5,7 +5,6 @@ import (
 	"context"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
@@ -182,23 +181,4 @@ func TestPgTwoVersionsSideBySide(t *testing.T) {
 
 // postgresProcessesUnder lists live processes whose command line mentions
 // dir.
-func postgresProcessesUnder(dir string) []string {
-	ents, _ := os.ReadDir("/proc")
-	var out []string
-	for _, e := range ents {
-		pid := e.Name()
-		if pid[0] < '0' || pid[0] > '9' {
-			continue
-		}
-		cmdline, err := os.ReadFile(filepath.Join("/proc", pid, "cmdline"))
-		if err != nil || !strings.Contains(string(cmdline), dir) {
-			continue
-		}
-		stat, _ := os.ReadFile(filepath.Join("/proc", pid, "stat"))
-		if i := strings.LastIndexByte(string(stat), ')'); i > 0 && i+2 < len(stat) && stat[i+2] == 'Z' {
-			continue
-		}
-		out = append(out, pid+": "+strings.ReplaceAll(string(cmdline), "\x00", " "))
-	}
-	return out
-}
+func postgresProcessesUnder(dir string) []string { return pgtest.ProcessesUnder(dir) }

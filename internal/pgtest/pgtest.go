@@ -239,3 +239,27 @@ func TempDir(t testing.TB) string {
 	t.Cleanup(func() { os.RemoveAll(dir) })
 	return dir
 }
+
+// ProcessesUnder lists live processes (zombies excepted) whose command line
+// mentions dir, as "pid: command line": what a test checks to prove that no
+// server was left behind.
+func ProcessesUnder(dir string) []string {
+	ents, _ := os.ReadDir("/proc")
+	var out []string
+	for _, e := range ents {
+		pid := e.Name()
+		if pid[0] < '0' || pid[0] > '9' {
+			continue
+		}
+		cmdline, err := os.ReadFile("/proc/" + pid + "/cmdline")
+		if err != nil || !strings.Contains(string(cmdline), dir) {
+			continue
+		}
+		stat, _ := os.ReadFile("/proc/" + pid + "/stat")
+		if i := strings.LastIndexByte(string(stat), ')'); i > 0 && i+2 < len(stat) && stat[i+2] == 'Z' {
+			continue
+		}
+		out = append(out, pid+": "+strings.ReplaceAll(string(cmdline), "\x00", " "))
+	}
+	return out
+}
