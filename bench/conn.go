@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"os"
 	"strings"
 	"syscall"
 
@@ -90,6 +91,26 @@ func serverVersionNum(pc *pgconn.PgConn) int {
 		return major*10000 + minor
 	}
 	return major*10000 + minor*100
+}
+
+// ensureConn turns a raw socket back into a net.Conn, for the goroutine
+// path (a thread whose connections are not all raw runs them all there).
+func (l *link) ensureConn() error {
+	if l.nc != nil || l.fd < 0 {
+		return nil
+	}
+	if err := unix.SetNonblock(l.fd, false); err != nil {
+		return err
+	}
+	f := os.NewFile(uintptr(l.fd), "postgres")
+	nc, err := net.FileConn(f)
+	f.Close()
+	l.fd = -1
+	if err != nil {
+		return fmt.Errorf("take over connection: %w", err)
+	}
+	l.nc = nc
+	return nil
 }
 
 // close sends Terminate and closes the connection.

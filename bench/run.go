@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/pglab/pglab/internal/pgnet"
 	"io"
 	"math"
 	"net/url"
@@ -224,6 +225,9 @@ func ConnConfig(connString, host, port, user, dbname string) (*pgconn.Config, er
 	}
 	cfg, err := pgconn.ParseConfig(base)
 	if err != nil {
+		return nil, err
+	}
+	if err := pgnet.Configure(cfg); err != nil {
 		return nil, err
 	}
 	return cfg, nil
@@ -522,16 +526,36 @@ func (t *thread) main(connected *sync.WaitGroup, goCh chan struct{}, finished *s
 	}
 	t.epfd = epfd
 	if !r.connect {
-		for _, c := range t.clients {
-			ln, err := dial(r.ctx, r.pgcfg, !t.raw)
-			if err != nil {
-				fail(&SetupError{Msg: connError(err) + "\n" + Progname + ": error: " + fmt.Sprintf("could not create connection for client %d", c.id)})
+		// Connect a few clients at a time: authentication (SCRAM) costs
+		// CPU on both sides and round trips; overlapping them shortens
+		// the setup of many clients. The run itself starts after all.
+		errs := make([]error, len(t.clients))
+		sem := make(chan struct{}, 8)
+		var wg sync.WaitGroup
+		for i, c := range t.clients {
+			wg.Add(1)
+			sem <- struct{}{}
+			go func() {
+				defer wg.Done()
+				defer func() { <-sem }()
+				c.ln, errs[i] = dial(r.ctx, r.pgcfg, !t.raw)
+			}()
+		}
+		wg.Wait()
+		for i, c := range t.clients {
+			if errs[i] != nil {
+				for _, o := range t.clients {
+					if o.ln != nil {
+						o.ln.close()
+						o.ln = nil
+					}
+				}
+				fail(&SetupError{Msg: connError(errs[i]) + "\n" + Progname + ": error: " + fmt.Sprintf("could not create connection for client %d", c.id)})
 				return
 			}
-			if ln.fd < 0 {
+			if c.ln.fd < 0 {
 				t.raw = false
 			}
-			c.ln = ln
 		}
 		for _, c := range t.clients {
 			if c.ln.fd < 0 && t.raw {
@@ -581,6 +605,13 @@ func (t *thread) main(connected *sync.WaitGroup, goCh chan struct{}, finished *s
 // per client with blocking I/O, all under the thread's lock except while
 // waiting.
 func (t *thread) runBlocking() {
+	for _, c := range t.clients {
+		if c.ln != nil {
+			if err := c.ln.ensureConn(); err != nil {
+				t.r.logError("client %d: %v", c.id, err)
+			}
+		}
+	}
 	var wg sync.WaitGroup
 	var mu sync.Mutex
 	t.blockMu = &mu
