@@ -4,9 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/pglab/pglab/internal/pgnet"
 	"io"
-	"math"
 	"net/url"
 	"os"
 	"runtime"
@@ -19,6 +17,7 @@ import (
 	"github.com/HdrHistogram/hdrhistogram-go"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/pglab/pglab/bench/script"
+	"github.com/pglab/pglab/internal/pgnet"
 	"golang.org/x/sys/unix"
 )
 
@@ -38,12 +37,14 @@ func sleepUS(d int64) { time.Sleep(time.Duration(d) * time.Microsecond) }
 // may span lines.
 type SetupError struct{ Msg string }
 
+// Error returns pgbench's message.
 func (e *SetupError) Error() string { return e.Msg }
 
 // AbortError is returned for --exit-on-abort: a client aborted and the run
 // was stopped (exit 2, no summary).
 type AbortError struct{ Thread int }
 
+// Error returns pgbench's message for --exit-on-abort.
 func (e *AbortError) Error() string {
 	return fmt.Sprintf("Run was aborted due to an error in thread %d", e.Thread)
 }
@@ -850,5 +851,3 @@ func fillPercentiles(h *hdrhistogram.Histogram, p50, p90, p99, p999, pmax *float
 		*pmax = ms(h.Max())
 	}
 }
-
-var _ = math.Sqrt
