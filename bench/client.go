@@ -120,6 +120,7 @@ type client struct {
 	errQuery   int
 	abortMsg   string
 	connLost   bool
+	lostMsg    string // why the connection was lost, when the socket said (libpq's text)
 	sqlText    []byte // simple-mode text being sent, for error positions
 }
 
@@ -244,8 +245,11 @@ func (c *client) advance(now *int64) {
 				return
 			}
 			if c.connLost {
-				c.logf("client %d script %d aborted in command %d query %d: %s", c.id, c.useFile, c.command, c.qry,
-					"server closed the connection unexpectedly\n\tThis probably means the server terminated abnormally\n\tbefore or while processing the request.")
+				msg := c.lostMsg
+				if msg == "" {
+					msg = "server closed the connection unexpectedly\n\tThis probably means the server terminated abnormally\n\tbefore or while processing the request."
+				}
+				c.logf("client %d script %d aborted in command %d query %d: %s", c.id, c.useFile, c.command, c.qry, msg)
 				c.state = csAborted
 				continue
 			}

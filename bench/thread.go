@@ -1,7 +1,9 @@
 package bench
 
 import (
+	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"syscall"
 
@@ -81,6 +83,7 @@ func (c *client) readSocket() {
 			return
 		}
 		c.connLost = true
+		c.lostMsg = lostText(errno)
 		return
 	}
 	if n == 0 {
@@ -245,8 +248,22 @@ func (t *thread) runClientBlocking(c *client, done func()) {
 			}
 			if err != nil {
 				c.connLost = true
+				var errno syscall.Errno
+				if errors.As(err, &errno) {
+					c.lostMsg = lostText(errno)
+				}
 			}
 		}
 		now = nowUS()
 	}
+}
+
+// lostText is libpq's message for a failed read: a reset connection reads
+// as the server closing it, anything else (a TCP timeout) names the error.
+func lostText(errno syscall.Errno) string {
+	if errno == syscall.ECONNRESET || errno == syscall.EPIPE {
+		return ""
+	}
+	s := errno.Error()
+	return "could not receive data from server: " + strings.ToUpper(s[:1]) + s[1:]
 }
