@@ -157,13 +157,13 @@ func (commitStudy) Run(ctx context.Context, s *Session, c Case, rep int) error {
 
 	cfg := s.Target.ConnConfig()
 	var counted *rtConn
-	dialer := &net.Dialer{KeepAlive: 5 * time.Minute}
+	dial := cfg.DialFunc // the target's, with its TCP timeouts (pgnet)
 	px, _ := s.Data.(*netdelay.Proxy)
 	cfg.DialFunc = func(ctx context.Context, network, addr string) (net.Conn, error) {
 		if px != nil {
 			network, addr = "tcp", px.Addr()
 		}
-		conn, err := dialer.DialContext(ctx, network, addr)
+		conn, err := dial(ctx, network, addr)
 		if err != nil {
 			return nil, err
 		}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/pglab/pglab/internal/pgnet"
 	"github.com/pglab/pglab/pgserver"
 	"github.com/pglab/pglab/results"
 )
@@ -54,6 +55,9 @@ type Target struct {
 // instance of the user's (whose settings are restored after each study).
 func ManagedTarget(ctx context.Context, name string, inst *pgserver.Instance, owned bool) (*Target, error) {
 	cfg, err := pgx.ParseConfig(inst.DSN())
+	if err == nil {
+		err = pgnet.Configure(&cfg.Config)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("target %s: %w", name, err)
 	}
@@ -70,6 +74,9 @@ func DSNTarget(ctx context.Context, name, dsn string) (*Target, error) {
 	cfg, err := pgx.ParseConfig(dsn)
 	if err != nil {
 		return nil, fmt.Errorf("target %s: invalid DSN %s: %w", name, results.RedactDSN(dsn), errors.Unwrap(err))
+	}
+	if err := pgnet.Configure(&cfg.Config); err != nil {
+		return nil, fmt.Errorf("target %s: invalid DSN %s: %w", name, results.RedactDSN(dsn), err)
 	}
 	t := &Target{Name: name, config: cfg, redacted: results.RedactDSN(dsn)}
 	if err := t.loadFacts(ctx); err != nil {
