@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/pglab/pglab/internal/pgnet"
 )
 
 // DefaultWaitInterval is the wait-event sampler's interval when none is
@@ -115,6 +116,9 @@ func (p *WaitProfile) Metrics(n int) []Metric {
 // for its session.
 func StartWaits(ctx context.Context, dsn string, interval time.Duration) (*WaitSampler, error) {
 	cfg, err := pgx.ParseConfig(dsn)
+	if err == nil {
+		err = pgnet.Configure(&cfg.Config)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("wait sampler: %w", err)
 	}
