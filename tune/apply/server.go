@@ -12,6 +12,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/pglab/pglab/internal/pgnet"
 	"github.com/pglab/pglab/pgserver"
 )
 
@@ -55,7 +56,7 @@ type Server struct {
 // Managed returns the Server of a managed instance: restarted through
 // pgserver, its record kept in the instance's directory.
 func Managed(inst *pgserver.Instance) (*Server, error) {
-	cfg, err := pgx.ParseConfig(inst.DSN())
+	cfg, err := parseConfig(inst.DSN())
 	if err != nil {
 		return nil, fmt.Errorf("instance %s: %w", inst.Name(), err)
 	}
@@ -71,7 +72,7 @@ func Managed(inst *pgserver.Instance) (*Server, error) {
 			return err
 		}
 		// The port changes when the old one was taken meanwhile.
-		cfg, err := pgx.ParseConfig(inst.DSN())
+		cfg, err := parseConfig(inst.DSN())
 		if err != nil {
 			return fmt.Errorf("instance %s: %w", inst.Name(), err)
 		}
@@ -85,7 +86,7 @@ func Managed(inst *pgserver.Instance) (*Server, error) {
 // environment variables and ~/.pgpass as libpq does) points at. label
 // names it in messages; empty means user@host:port/database.
 func Remote(label, dsn string) (*Server, error) {
-	cfg, err := pgx.ParseConfig(dsn)
+	cfg, err := parseConfig(dsn)
 	if err != nil {
 		// The wrapped error quotes the DSN; keep only the reason.
 		msg := err.Error()
@@ -186,4 +187,16 @@ func (s *Server) Facts(ctx context.Context) (Facts, error) {
 		return Facts{}, fmt.Errorf("%s: max_connections %q: %w", s.Label, maxConn, err)
 	}
 	return f, nil
+}
+
+// parseConfig is pgx.ParseConfig with pglab's TCP timeouts (pgnet).
+func parseConfig(dsn string) (*pgx.ConnConfig, error) {
+	cfg, err := pgx.ParseConfig(dsn)
+	if err != nil {
+		return nil, err
+	}
+	if err := pgnet.Configure(&cfg.Config); err != nil {
+		return nil, err
+	}
+	return cfg, nil
 }
