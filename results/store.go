@@ -15,6 +15,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/stdlib"
+	"github.com/pglab/pglab/internal/pgnet"
 	_ "modernc.org/sqlite" // the "sqlite" database/sql driver
 )
 
@@ -224,6 +225,9 @@ func createFile(path string) error {
 func openPostgres(ctx context.Context, location string, readOnly bool) (*Store, error) {
 	redacted := RedactDSN(location)
 	cfg, err := pgx.ParseConfig(location)
+	if err == nil {
+		err = pgnet.Configure(&cfg.Config)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("results store %s: %s", redacted, RedactText(err.Error()))
 	}
