@@ -58,8 +58,14 @@ type proc struct {
 // background; it is killed at the end of the test if still running.
 func startPglab(t *testing.T, env []string, args ...string) *proc {
 	t.Helper()
+	return startProc(t, env, append([]string{pglabBinary(t)}, args...)...)
+}
+
+// startProc runs argv (pglab under a wrapper such as ip netns exec).
+func startProc(t *testing.T, env []string, argv ...string) *proc {
+	t.Helper()
 	p := &proc{t: t, done: make(chan struct{})}
-	p.cmd = exec.Command(pglabBinary(t), args...)
+	p.cmd = exec.Command(argv[0], argv[1:]...)
 	p.cmd.Env = append(os.Environ(), env...)
 	p.cmd.Stdout = &p.stdout
 	p.cmd.Stderr = &p.stderr
