@@ -32,6 +32,9 @@ func ParseSetting(s string) (Setting, error) {
 	if !settingNameRE.MatchString(name) {
 		return Setting{}, fmt.Errorf("invalid setting %q: %q is not a parameter name", s, name)
 	}
+	if strings.ContainsAny(value, "\n\r\x00") {
+		return Setting{}, fmt.Errorf("invalid setting %q: a value cannot hold a line break or NUL", s)
+	}
 	return Setting{Name: strings.ToLower(name), Value: strings.TrimSpace(value)}, nil
 }
 
