@@ -38,6 +38,7 @@ pgbench prints, followed by latency percentiles from an HDR histogram.
 		DisableFlagParsing: true,
 		SilenceUsage:       true,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			args = takeGlobalFlags(env, args)
 			code := runBench(env, args)
 			if code != 0 {
 				return &ExitError{Code: code, Silent: true}
@@ -45,6 +46,34 @@ pgbench prints, followed by latency percentiles from an HDR histogram.
 			return nil
 		},
 	}
+}
+
+// takeGlobalFlags applies pglab's own flags given before "bench" (pglab
+// --quiet bench ...), which cobra leaves in the arguments of a command that
+// parses its own, and returns the rest: pgbench's command line.
+func takeGlobalFlags(env *Env, args []string) []string {
+	n := 0
+	for _, a := range env.Args {
+		if a == "bench" {
+			break
+		}
+		n++
+	}
+	if n > len(args) {
+		return args
+	}
+	for i := 0; i < n; i++ {
+		switch a := args[i]; {
+		case a == "--quiet":
+			env.Quiet = true
+		case a == "--pg-bin" && i+1 < n:
+			i++
+			env.PgBin = args[i]
+		case strings.HasPrefix(a, "--pg-bin="):
+			env.PgBin = strings.TrimPrefix(a, "--pg-bin=")
+		}
+	}
+	return args[n:]
 }
 
 // optSpec is one option of pgbench's getopt_long table (plus pglab's).
