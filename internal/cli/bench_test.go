@@ -260,3 +260,34 @@ func TestBenchLogs(t *testing.T) {
 		t.Errorf("%d log lines, want 10", lines)
 	}
 }
+
+func TestBenchAbortExitCodes(t *testing.T) {
+	dsn := benchDB(t, "1")
+	dir := pgtest.TempDir(t)
+	bad := filepath.Join(dir, "bad.sql")
+	if err := os.WriteFile(bad, []byte("select 1;\nselect * from no_such_table;\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r := run(t, "bench", "-n", "-c", "2", "-t", "3", "-f", bad, dsn)
+	if r.code != 2 || !strings.HasSuffix(r.stderr, "pglab: error: Run was aborted; the above results are incomplete.\n") {
+		t.Errorf("aborted run: exit %d stderr %q", r.code, r.stderr)
+	}
+	if got := summaryValue(t, r.stdout, "number of transactions actually processed: "); got != "0/6" {
+		t.Errorf("processed %q, want 0/6", got)
+	}
+	r = run(t, "bench", "-n", "-c", "2", "-t", "3", "--exit-on-abort", "-f", bad, dsn)
+	if r.code != 2 || !strings.Contains(r.stderr, "pglab: error: Run was aborted due to an error in thread 0\n") {
+		t.Errorf("--exit-on-abort: exit %d stderr %q", r.code, r.stderr)
+	}
+	if strings.Contains(r.stdout, "number of transactions") {
+		t.Errorf("--exit-on-abort printed a summary:\n%s", r.stdout)
+	}
+	r = run(t, "bench", "-n", "-S", "-t", "3", "-d", dsn)
+	if r.code != 0 {
+		t.Errorf("-d DSN (pgbench 17's --dbname): exit %d stderr %q", r.code, r.stderr)
+	}
+	r = run(t, "bench", "-n", "-S", "-t", "3", "--dbname="+dsn, "--debug")
+	if r.code != 0 || !strings.Contains(r.stderr, "pglab: debug: client 0 sending SELECT abalance") {
+		t.Errorf("--debug: exit %d stderr %q", r.code, r.stderr)
+	}
+}
