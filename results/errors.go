@@ -3,9 +3,11 @@ package results
 import (
 	"errors"
 	"fmt"
+	"path/filepath"
 	"strings"
 
 	"github.com/jackc/pgx/v5/pgconn"
+	"golang.org/x/sys/unix"
 	"modernc.org/sqlite"
 	sqlite3 "modernc.org/sqlite/lib"
 )
@@ -65,7 +67,11 @@ func (s *Store) wrap(op string, err error) error {
 	if errors.As(err, &le) && le.Code()&0xff == sqlite3.SQLITE_NOTADB {
 		return &storeError{msg: fmt.Sprintf("cannot %s: %s is not an SQLite database (%s)", op, s.location, cause), err: err}
 	}
-	switch kind := classify(err); kind {
+	kind := classify(err)
+	if kind == nil && s.dialect == dialectSQLite {
+		kind = fsCause(err, s.location)
+	}
+	switch kind {
 	case ErrReadOnly:
 		return &storeError{
 			msg:  fmt.Sprintf("cannot %s: results store %s is read-only (%s); earlier runs are intact", op, s.location, cause),
@@ -107,6 +113,39 @@ func classify(err error) error {
 		case "53100": // disk_full
 			return ErrDiskFull
 		}
+	}
+	return nil
+}
+
+// fsCause tells, for an SQLite I/O or cannot-open error (which does not
+// carry the system's errno), whether the filesystem holding the store is
+// full or read-only; nil when it is neither.
+func fsCause(err error, location string) error {
+	var le *sqlite.Error
+	if !errors.As(err, &le) {
+		return nil
+	}
+	if c := le.Code() & 0xff; c != sqlite3.SQLITE_IOERR && c != sqlite3.SQLITE_CANTOPEN {
+		return nil
+	}
+	return dirCause(filepath.Dir(location))
+}
+
+// dirCause returns ErrDiskFull when dir's filesystem has no free block,
+// ErrReadOnly when it is mounted read-only or dir cannot be written, else
+// nil.
+func dirCause(dir string) error {
+	var st unix.Statfs_t
+	if unix.Statfs(dir, &st) == nil {
+		if st.Flags&unix.ST_RDONLY != 0 {
+			return ErrReadOnly
+		}
+		if st.Bavail == 0 {
+			return ErrDiskFull
+		}
+	}
+	if unix.Access(dir, unix.W_OK) != nil {
+		return ErrReadOnly
 	}
 	return nil
 }

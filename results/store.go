@@ -123,7 +123,7 @@ func open(ctx context.Context, location string, readOnly bool, pragmas []string)
 		return nil, err
 	}
 	err = s.init(ctx)
-	if err != nil && readOnly && s.dialect == dialectSQLite && errors.Is(err, ErrReadOnly) {
+	if err != nil && readOnly && s.dialect == dialectSQLite && (errors.Is(err, ErrReadOnly) || dirCause(filepath.Dir(s.location)) == ErrReadOnly) {
 		// A WAL-mode file in a directory this user cannot write: SQLite
 		// cannot make the shared-memory file that readers use. Read it as
 		// an immutable file instead (no locks: a pglab writing to it at
