@@ -33,6 +33,7 @@ import (
 
 type sample struct {
 	tps, cpuPer1000, wall float64
+	taskPer1000           float64 // perf stat's task-clock, when -perf
 	xacts                 int64
 }
 
@@ -44,6 +45,7 @@ var (
 	pgbench   = flag.String("pgbench", "", "pgbench binary (default: pgbench in PATH)")
 	version   = flag.String("version", "17", "PostgreSQL major version of the managed server")
 	only      = flag.String("only", "", "run only the cases whose name contains this")
+	usePerf   = flag.Bool("perf", false, "also measure CPU with 'perf stat' (task-clock), which counts scheduled time exactly where rusage's split can differ")
 )
 
 func main() {
@@ -127,6 +129,10 @@ func run() error {
 		cpg, cgl := median(pg, func(s sample) float64 { return s.cpuPer1000 }), median(gl, func(s sample) float64 { return s.cpuPer1000 })
 		fmt.Printf("%-24s tps pgbench %9.1f  pglab %9.1f  ratio %.3f | CPU s/1000 tx pgbench %.4f  pglab %.4f  ratio %.3f\n",
 			c.name, mpg, mgl, mgl/mpg, cpg, cgl, cgl/cpg)
+		if *usePerf {
+			tpg, tgl := median(pg, func(s sample) float64 { return s.taskPer1000 }), median(gl, func(s sample) float64 { return s.taskPer1000 })
+			fmt.Printf("%-24s   perf task-clock s/1000 tx pgbench %.4f  pglab %.4f  ratio %.3f\n", "", tpg, tgl, tgl/tpg)
+		}
 		fmt.Printf("%-24s   runs pgbench tps %s; pglab tps %s\n", "", list(pg), list(gl))
 	}
 	if *initScale > 0 && (*only == "" || strings.Contains("init", *only)) {
@@ -176,6 +182,18 @@ var (
 // measure runs one command and reads its tps, transactions, wall time and
 // CPU time (user + system of the child, from its rusage).
 func measure(ctx context.Context, bin string, args []string) (sample, error) {
+	perfOut := ""
+	if *usePerf {
+		f, err := os.CreateTemp("", "perfstat-")
+		if err != nil {
+			return sample{}, err
+		}
+		f.Close()
+		perfOut = f.Name()
+		defer os.Remove(perfOut)
+		args = append([]string{"stat", "-x,", "-e", "task-clock", "-o", perfOut, bin}, args...)
+		bin = "perf"
+	}
 	cmd := exec.CommandContext(ctx, bin, args...)
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
@@ -195,6 +213,16 @@ func measure(ctx context.Context, bin string, args []string) (sample, error) {
 		s.xacts, _ = strconv.ParseInt(string(m[1]), 10, 64)
 		if s.xacts > 0 {
 			s.cpuPer1000 = cpu / float64(s.xacts) * 1000
+		}
+	}
+	if perfOut != "" && s.xacts > 0 {
+		data, _ := os.ReadFile(perfOut)
+		for _, l := range strings.Split(string(data), "\n") {
+			f := strings.Split(l, ",")
+			if len(f) > 2 && strings.HasPrefix(f[2], "task-clock") {
+				ms, _ := strconv.ParseFloat(f[0], 64)
+				s.taskPer1000 = ms / 1000 / float64(s.xacts) * 1000
+			}
 		}
 	}
 	return s, nil
