@@ -126,27 +126,22 @@ func TestFindDisksFallback(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	mi := filepath.Join(t.TempDir(), "mountinfo")
+	proc := t.TempDir()
 	line := "1 0 0:99 / /dev/shm rw,relatime - overlay overlay rw,lowerdir=/x,upperdir=" + upper + ",workdir=/y\n"
-	if err := os.WriteFile(mi, []byte(line), 0o644); err != nil {
+	if err := os.MkdirAll(filepath.Join(proc, "self"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(proc, "self", "mountinfo"), []byte(line), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	l := hostLayout
-	l.mountinfo = mi
+	l.fs.Proc = proc
 	disks, note, err = l.findDisks(shm)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if strings.Join(disks, ",") != strings.Join(want, ",") || !strings.Contains(note, "overlay") || !strings.Contains(note, upper) {
 		t.Errorf("overlay: %v, %q; want %v", disks, note, want)
-	}
-}
-
-func TestUnescapeMount(t *testing.T) {
-	for in, want := range map[string]string{`/a\040b`: "/a b", `/plain`: "/plain", `/x\04`: `/x\04`, `\134`: `\`} {
-		if got := unescapeMount(in); got != want {
-			t.Errorf("%q: %q, want %q", in, got, want)
-		}
 	}
 }
 

@@ -5,12 +5,10 @@ import (
 	"bytes"
 	"fmt"
 	"os"
-	"path/filepath"
-	"sort"
 	"strconv"
 	"strings"
 
-	"golang.org/x/sys/unix"
+	"github.com/pglab/pglab/internal/blockdev"
 )
 
 // cpuTimes are the machine's CPU times from /proc/stat's "cpu" line, in
@@ -105,15 +103,14 @@ func readDisks(path string, names []string) (diskCounters, error) {
 	return sum, nil
 }
 
-// diskLayout is where the sampler looks: paths of /proc and /sys (tests
-// point them at fixtures).
+// diskLayout is where the sampler looks: the roots of /proc and /sys for
+// finding disks, and the diskstats file (tests point them at fixtures).
 type diskLayout struct {
-	sys       string // "/sys"
+	fs        blockdev.System
 	diskstats string // "/proc/diskstats"
-	mountinfo string // "/proc/self/mountinfo"
 }
 
-var hostLayout = diskLayout{sys: "/sys", diskstats: "/proc/diskstats", mountinfo: "/proc/self/mountinfo"}
+var hostLayout = diskLayout{diskstats: "/proc/diskstats"}
 
 // findDisks returns the block devices whose /proc/diskstats lines measure
 // I/O to dir, and a note saying how they were chosen: the device holding
@@ -121,26 +118,22 @@ var hostLayout = diskLayout{sys: "/sys", diskstats: "/proc/diskstats", mountinfo
 // subvolume…) the device of the mount's source or overlay upper
 // directory; failing that, every physical disk.
 func (l diskLayout) findDisks(dir string) ([]string, string, error) {
-	var st unix.Stat_t
-	if err := unix.Stat(dir, &st); err != nil {
+	loc, err := l.fs.Lookup(dir)
+	if err != nil {
 		return nil, "", fmt.Errorf("find the disk of %s: %w", dir, err)
 	}
-	if name, ok := l.deviceName(st.Dev); ok {
+	if name, ok := l.deviceName(loc.Dev); ok {
 		return []string{name}, fmt.Sprintf("%s holds %s", name, dir), nil
 	}
-	mnt, ok := l.mountOf(dir, st.Dev)
-	if ok {
-		for _, cand := range mnt.underlying() {
-			var cst unix.Stat_t
-			if unix.Stat(cand, &cst) != nil {
+	mounted := loc.MountErr == nil
+	if mounted {
+		for _, cand := range loc.Mount.Backing() {
+			dev, err := blockdev.DevOf(cand)
+			if err != nil {
 				continue
 			}
-			dev := cst.Dev
-			if cst.Mode&unix.S_IFMT == unix.S_IFBLK {
-				dev = cst.Rdev
-			}
 			if name, ok := l.deviceName(dev); ok {
-				return []string{name}, fmt.Sprintf("%s has no device statistics (%s); using %s, which holds %s", dir, mnt.fstype, name, cand), nil
+				return []string{name}, fmt.Sprintf("%s has no device statistics (%s); using %s, which holds %s", dir, loc.Mount.FSType, name, cand), nil
 			}
 		}
 	}
@@ -149,137 +142,27 @@ func (l diskLayout) findDisks(dir string) ([]string, string, error) {
 		return nil, "", fmt.Errorf("find the disk of %s: no block device with statistics", dir)
 	}
 	what := "a file system without a device"
-	if ok {
-		what = mnt.fstype
+	if mounted {
+		what = loc.Mount.FSType
 	}
 	return disks, fmt.Sprintf("%s is on %s; using all physical disks (%s)", dir, what, strings.Join(disks, ", ")), nil
 }
 
 // deviceName returns the kernel name of a block device with statistics.
-func (l diskLayout) deviceName(dev uint64) (string, bool) {
-	maj, min := unix.Major(dev), unix.Minor(dev)
-	if maj == 0 {
-		return "", false // anonymous device: overlay, tmpfs, btrfs subvolume, NFS…
-	}
-	base := filepath.Join(l.sys, "dev", "block", fmt.Sprintf("%d:%d", maj, min))
-	data, err := os.ReadFile(filepath.Join(base, "uevent"))
+func (l diskLayout) deviceName(dev blockdev.Dev) (string, bool) {
+	name, err := l.fs.Name(dev)
 	if err != nil {
 		return "", false
 	}
-	for _, line := range strings.Split(string(data), "\n") {
-		if name, ok := strings.CutPrefix(line, "DEVNAME="); ok && name != "" {
-			if _, err := readDisks(l.diskstats, []string{name}); err != nil {
-				return "", false
-			}
-			return name, true
-		}
+	if _, err := readDisks(l.diskstats, []string{name}); err != nil {
+		return "", false
 	}
-	return "", false
+	return name, true
 }
 
-// physicalDisks lists /sys/block entries backed by hardware (a "device"
-// link): not loop, ram, zram, device-mapper or md devices.
+// physicalDisks lists the disks backed by hardware (see
+// [blockdev.System.PhysicalDisks]); none when /sys/block cannot be read.
 func (l diskLayout) physicalDisks() []string {
-	entries, err := os.ReadDir(filepath.Join(l.sys, "block"))
-	if err != nil {
-		return nil
-	}
-	var out []string
-	for _, e := range entries {
-		if _, err := os.Stat(filepath.Join(l.sys, "block", e.Name(), "device")); err == nil {
-			out = append(out, e.Name())
-		}
-	}
-	sort.Strings(out)
-	return out
-}
-
-// mount is one line of /proc/self/mountinfo.
-type mount struct {
-	point, fstype, source, options string
-}
-
-// underlying returns paths whose device may carry a mount's I/O: an
-// overlay's upper directory, or the mount's source device.
-func (m mount) underlying() []string {
-	var out []string
-	for _, opt := range strings.Split(m.options, ",") {
-		if dir, ok := strings.CutPrefix(opt, "upperdir="); ok {
-			out = append(out, dir)
-		}
-	}
-	if strings.HasPrefix(m.source, "/dev/") {
-		out = append(out, m.source)
-	}
-	return out
-}
-
-// mountOf returns the mount holding dir (the longest mount point that is
-// a prefix of it, preferring one with dir's device number).
-func (l diskLayout) mountOf(dir string, dev uint64) (mount, bool) {
-	data, err := os.ReadFile(l.mountinfo)
-	if err != nil {
-		return mount{}, false
-	}
-	abs, err := filepath.Abs(dir)
-	if err != nil {
-		return mount{}, false
-	}
-	if r, err := filepath.EvalSymlinks(abs); err == nil {
-		abs = r
-	}
-	devText := fmt.Sprintf("%d:%d", unix.Major(dev), unix.Minor(dev))
-	var best mount
-	bestLen, bestDev := -1, false
-	for _, line := range strings.Split(string(data), "\n") {
-		// id parent maj:min root point options [optional…] - fstype source superopts
-		pre, post, ok := strings.Cut(line, " - ")
-		if !ok {
-			continue
-		}
-		a, b := strings.Fields(pre), strings.Fields(post)
-		if len(a) < 5 || len(b) < 2 {
-			continue
-		}
-		point := unescapeMount(a[4])
-		if !within(abs, point) {
-			continue
-		}
-		m := mount{point: point, fstype: b[0], source: b[1]}
-		if len(b) > 2 {
-			m.options = b[2]
-		}
-		sameDev := a[2] == devText
-		if len(point) > bestLen || len(point) == bestLen && sameDev && !bestDev {
-			best, bestLen, bestDev = m, len(point), sameDev
-		}
-	}
-	return best, bestLen >= 0
-}
-
-// within tells whether path is dir or below it.
-func within(path, dir string) bool {
-	if dir == "/" {
-		return true
-	}
-	return path == dir || strings.HasPrefix(path, dir+"/")
-}
-
-// unescapeMount undoes mountinfo's octal escapes (\040 for a space).
-func unescapeMount(s string) string {
-	if !strings.Contains(s, `\`) {
-		return s
-	}
-	var b strings.Builder
-	for i := 0; i < len(s); i++ {
-		if s[i] == '\\' && i+4 <= len(s) {
-			if n, err := strconv.ParseUint(s[i+1:i+4], 8, 8); err == nil {
-				b.WriteByte(byte(n))
-				i += 3
-				continue
-			}
-		}
-		b.WriteByte(s[i])
-	}
-	return b.String()
+	disks, _ := l.fs.PhysicalDisks()
+	return disks
 }
