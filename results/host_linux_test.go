@@ -38,8 +38,16 @@ func TestCollectHost(t *testing.T) {
 	if h.Disk.Path != dir || h.Disk.Filesystem == "" || h.Disk.Device == "" {
 		t.Errorf("Disk %+v", h.Disk)
 	}
+	// On a disk (not a partition), the rotational flag is the one the
+	// kernel shows under the device's own name.
+	if flag, err := os.ReadFile(filepath.Join("/sys/block", filepath.Base(h.Disk.Device), "queue", "rotational")); err == nil {
+		if want := strings.TrimSpace(string(flag)) == "1"; h.Disk.Rotational == nil || *h.Disk.Rotational != want {
+			t.Errorf("Disk %+v, want rotational %v", h.Disk, want)
+		}
+	}
 	// A directory that does not exist yet is described by its parent's disk.
-	if d := CollectHost(filepath.Join(dir, "not", "yet")).Disk; d.Filesystem != h.Disk.Filesystem || d.Device != h.Disk.Device {
+	if d := CollectHost(filepath.Join(dir, "not", "yet")).Disk; d.Filesystem != h.Disk.Filesystem || d.Device != h.Disk.Device ||
+		(d.Rotational == nil) != (h.Disk.Rotational == nil) {
 		t.Errorf("missing dir: %+v, want the disk of %+v", d, h.Disk)
 	}
 	if d := CollectHost("").Disk; d != (Disk{}) {
@@ -52,37 +60,6 @@ func TestDiskOfVirtualFilesystems(t *testing.T) {
 		d := diskOf(dir)
 		if d.Filesystem != fs || d.Rotational != nil {
 			t.Errorf("diskOf(%s) = %+v, want file system %s, rotational unknown", dir, d, fs)
-		}
-	}
-}
-
-func TestFindMount(t *testing.T) {
-	mi := filepath.Join(t.TempDir(), "mountinfo")
-	data := strings.Join([]string{
-		`22 1 0:21 / /proc rw,relatime - proc proc rw`,
-		`27 1 254:0 / / rw,relatime shared:1 - ext4 /dev/vda rw`,
-		`30 27 259:2 / /data rw master:3 - xfs /dev/nvme0n1p2 rw`,
-		`31 27 0:40 / /data2 rw - tmpfs tmpfs rw`,
-		`32 30 0:41 / /data/with\040space rw - btrfs /dev/sdb1 rw`,
-		`33 27 0:42 / /data2 rw - overlay overlay rw`, // mounted on top of 31
-		`garbage line`,
-	}, "\n")
-	if err := os.WriteFile(mi, []byte(data), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	for path, want := range map[string]mount{
-		"/":                  {"/", "ext4", "/dev/vda"},
-		"/home/u":            {"/", "ext4", "/dev/vda"},
-		"/data":              {"/data", "xfs", "/dev/nvme0n1p2"},
-		"/data/pg/17":        {"/data", "xfs", "/dev/nvme0n1p2"},
-		"/database":          {"/", "ext4", "/dev/vda"},
-		"/data/with space/x": {"/data/with space", "btrfs", "/dev/sdb1"},
-		"/data2/x":           {"/data2", "overlay", "overlay"},
-		"/proc/1":            {"/proc", "proc", "proc"},
-	} {
-		got, ok := findMount(mi, path)
-		if !ok || got != want {
-			t.Errorf("findMount(%q) = %+v, %v; want %+v", path, got, ok, want)
 		}
 	}
 }
@@ -118,8 +95,5 @@ func TestHostFileParsers(t *testing.T) {
 	}
 	if got := memTotal(write("mem2", "MemFree: 1 kB\n")); got != 0 {
 		t.Errorf("memTotal without the line = %d", got)
-	}
-	if got := unescapeMount(`/a\040b\134c\011`); got != "/a b\\c\t" {
-		t.Errorf("unescapeMount = %q", got)
 	}
 }
