@@ -6,7 +6,6 @@ package detect
 
 import (
 	"bufio"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -14,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/pglab/pglab/internal/blockdev"
 	"github.com/pglab/pglab/tune"
 )
 
@@ -70,47 +70,57 @@ func CPUs() (n int, source string) {
 	return runtime.NumCPU(), "the CPU affinity mask"
 }
 
-// diskOf returns the sysfs directory of the whole disk holding block device
-// major:minor.
-func (h Host) diskOf(major, minor uint32) (string, error) {
-	return wholeDisk(filepath.Join(h.sys(), "dev", "block", fmt.Sprintf("%d:%d", major, minor)))
-}
-
-// wholeDisk resolves a sysfs link to a block device (dev/block/M:m or a
-// slaves/<name> entry) to the directory of its whole disk: the parent of a
-// partition, the device itself otherwise.
-func wholeDisk(link string) (string, error) {
-	dir, err := filepath.EvalSymlinks(link)
+// Storage returns the kind of disk that holds dir: hdd when the kernel
+// reports it rotational, nvme for a non-rotational NVMe device, ssd for any
+// other non-rotational one. For a device mapper or md device it looks at the
+// devices below it (any rotational one makes it hdd). source names the sysfs
+// file or directory it read. It works on Linux only.
+func (h Host) Storage(dir string) (kind tune.Storage, source string, err error) {
+	disk, err := h.diskHolding(dir)
 	if err != nil {
-		return "", fmt.Errorf("resolving %s: %w", link, err)
+		return "", "", fmt.Errorf("finding the disk of %s: %w", dir, err)
 	}
-	if _, err := os.Stat(filepath.Join(dir, "partition")); err == nil {
-		dir = filepath.Dir(dir)
-	}
-	return dir, nil
+	return h.diskKind(disk, 0)
 }
 
-// diskKind classifies the disk whose sysfs directory is dir, looking through
-// device mapper and md devices to the disks below them.
-func (h Host) diskKind(dir string, depth int) (tune.Storage, string, error) {
-	name := filepath.Base(dir)
-	slaves, _ := os.ReadDir(filepath.Join(dir, "slaves"))
-	if len(slaves) > 0 && depth < 8 {
+// diskHolding returns the whole disk under the file system holding dir.
+func (h Host) diskHolding(dir string) (blockdev.Disk, error) {
+	sys := blockdev.System{Proc: h.Proc, Sys: h.Sys}
+	loc, err := sys.Lookup(dir)
+	if err != nil {
+		return blockdev.Disk{}, err
+	}
+	// btrfs, overlay, tmpfs, NFS...: no block device in st_dev; the mount's
+	// source may still be one.
+	dev, err := loc.BlockDevice()
+	if err != nil {
+		return blockdev.Disk{}, err
+	}
+	return sys.WholeDisk(dev)
+}
+
+// diskKind classifies disk, looking through device mapper and md devices to
+// the disks below them (any rotational one makes it hdd, all NVMe makes it
+// nvme). source names the sysfs file or directory it read.
+func (h Host) diskKind(disk blockdev.Disk, depth int) (kind tune.Storage, source string, err error) {
+	var slaves []blockdev.Slave
+	if depth < 8 {
+		if slaves, err = disk.Slaves(); err != nil {
+			return "", "", err
+		}
+	}
+	if len(slaves) > 0 {
 		kinds := map[tune.Storage]bool{}
 		var names []string
 		for _, s := range slaves {
-			d, err := wholeDisk(filepath.Join(dir, "slaves", s.Name()))
-			if err != nil {
-				return "", "", err
-			}
-			k, _, err := h.diskKind(d, depth+1)
+			k, _, err := h.diskKind(s.Disk, depth+1)
 			if err != nil {
 				return "", "", err
 			}
 			kinds[k] = true
-			names = append(names, s.Name())
+			names = append(names, s.Name)
 		}
-		source := filepath.Join(h.sys(), "block", name, "slaves") + " (" + strings.Join(names, ", ") + ")"
+		source := filepath.Join(h.sys(), "block", disk.Name, "slaves") + " (" + strings.Join(names, ", ") + ")"
 		switch {
 		case kinds[tune.StorageHDD]:
 			return tune.StorageHDD, source, nil
@@ -119,19 +129,15 @@ func (h Host) diskKind(dir string, depth int) (tune.Storage, string, error) {
 		}
 		return tune.StorageSSD, source, nil
 	}
-	source := filepath.Join(h.sys(), "block", name, "queue", "rotational")
-	b, err := os.ReadFile(filepath.Join(dir, "queue", "rotational"))
-	if err != nil {
-		return "", "", fmt.Errorf("reading whether %s is rotational: %w", name, err)
-	}
-	switch strings.TrimSpace(string(b)) {
-	case "1":
+	source = filepath.Join(h.sys(), "block", disk.Name, "queue", "rotational")
+	rotational, err := disk.Rotational()
+	switch {
+	case err != nil:
+		return "", "", err
+	case rotational:
 		return tune.StorageHDD, source, nil
-	case "0":
-		if strings.HasPrefix(name, "nvme") {
-			return tune.StorageNVMe, source, nil
-		}
-		return tune.StorageSSD, source, nil
+	case disk.IsNVMe():
+		return tune.StorageNVMe, source, nil
 	}
-	return "", "", errors.New("unexpected content in " + source + ": " + strings.TrimSpace(string(b)))
+	return tune.StorageSSD, source, nil
 }

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/pglab/pglab/internal/blockdev"
 	"github.com/pglab/pglab/tune"
 )
 
@@ -95,9 +96,9 @@ func fakeSys(t *testing.T, disks map[string]string, devs map[string]string, slav
 
 func TestDiskKind(t *testing.T) {
 	sys := fakeSys(t,
-		map[string]string{"sda": "1", "sdb": "0", "nvme0n1": "0", "nvme1n1": "0", "dm-0": "0", "dm-1": "0", "md0": "1"},
-		map[string]string{"8:1": "sda/sda1", "8:16": "sdb", "259:1": "nvme0n1/nvme0n1p1", "253:0": "dm-0", "253:1": "dm-1", "9:0": "md0"},
-		map[string][]string{"dm-0": {"nvme0n1/nvme0n1p1", "nvme1n1"}, "dm-1": {"sda/sda1", "sdb"}, "md0": {"sdb", "nvme1n1"}},
+		map[string]string{"sda": "1", "sdb": "0", "nvme0n1": "0", "nvme1n1": "0", "dm-0": "0", "dm-1": "0", "md0": "1", "dm-2": "0"},
+		map[string]string{"8:1": "sda/sda1", "8:16": "sdb", "259:1": "nvme0n1/nvme0n1p1", "253:0": "dm-0", "253:1": "dm-1", "9:0": "md0", "253:2": "dm-2"},
+		map[string][]string{"dm-0": {"nvme0n1/nvme0n1p1", "nvme1n1"}, "dm-1": {"sda/sda1", "sdb"}, "md0": {"sdb", "nvme1n1"}, "dm-2": {"md0"}},
 	)
 	h := Host{Sys: sys}
 	cases := []struct {
@@ -111,9 +112,10 @@ func TestDiskKind(t *testing.T) {
 		{253, 0, tune.StorageNVMe, "block/dm-0/slaves (nvme0n1p1, nvme1n1)"},
 		{253, 1, tune.StorageHDD, "block/dm-1/slaves (sda1, sdb)"},
 		{9, 0, tune.StorageSSD, "block/md0/slaves (nvme1n1, sdb)"},
+		{253, 2, tune.StorageSSD, "block/dm-2/slaves (md0)"}, // dm on md: the disks below both
 	}
 	for _, c := range cases {
-		disk, err := h.diskOf(c.major, c.minor)
+		disk, err := blockdev.System{Sys: sys}.WholeDisk(blockdev.Dev{Major: c.major, Minor: c.minor})
 		if err != nil {
 			t.Errorf("%d:%d: %v", c.major, c.minor, err)
 			continue
@@ -122,9 +124,6 @@ func TestDiskKind(t *testing.T) {
 		if err != nil || kind != c.want || src != filepath.Join(sys, c.source) {
 			t.Errorf("%d:%d = %s, %q, %v; want %s, %q", c.major, c.minor, kind, src, err, c.want, c.source)
 		}
-	}
-	if _, err := h.diskOf(1, 99); err == nil {
-		t.Error("diskOf an unknown device: no error")
 	}
 }
 
