@@ -26,14 +26,16 @@ type System struct {
 	Sys  string // default "/sys"
 }
 
-func (s System) proc() string {
+// ProcRoot returns the root of the proc file system: Proc, or "/proc".
+func (s System) ProcRoot() string {
 	if s.Proc == "" {
 		return "/proc"
 	}
 	return s.Proc
 }
 
-func (s System) sys() string {
+// SysRoot returns the root of the sys file system: Sys, or "/sys".
+func (s System) SysRoot() string {
 	if s.Sys == "" {
 		return "/sys"
 	}
@@ -66,7 +68,7 @@ func parseDev(s string) (Dev, bool) {
 
 // devLink is the sysfs link of a block device: /sys/dev/block/MAJ:MIN.
 func (s System) devLink(dev Dev) string {
-	return filepath.Join(s.sys(), "dev", "block", dev.String())
+	return filepath.Join(s.SysRoot(), "dev", "block", dev.String())
 }
 
 // Name returns the kernel name of block device dev (DEVNAME in its sysfs
@@ -171,7 +173,7 @@ func (d Disk) Slaves() ([]Slave, error) {
 // by hardware (with a "device" entry): not loop, ram, zram, device-mapper
 // or md devices.
 func (s System) PhysicalDisks() ([]string, error) {
-	dir := filepath.Join(s.sys(), "block")
+	dir := filepath.Join(s.SysRoot(), "block")
 	entries, err := os.ReadDir(dir)
 	if err != nil {
 		return nil, fmt.Errorf("listing physical disks: %w", err)

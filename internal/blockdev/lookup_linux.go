@@ -33,7 +33,7 @@ func (s System) Lookup(dir string) (Location, error) {
 	}
 	m, ok := MountOf(mounts, path, loc.Dev)
 	if !ok {
-		loc.MountErr = fmt.Errorf("no mount in %s holds %s", filepath.Join(s.proc(), "self", "mountinfo"), path)
+		loc.MountErr = fmt.Errorf("no mount in %s holds %s", filepath.Join(s.ProcRoot(), "self", "mountinfo"), path)
 		return loc, nil
 	}
 	loc.Mount = m

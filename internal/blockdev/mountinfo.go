@@ -60,7 +60,7 @@ func ParseMountInfo(data []byte) []Mount {
 
 // Mounts reads and parses PROC/self/mountinfo.
 func (s System) Mounts() ([]Mount, error) {
-	path := filepath.Join(s.proc(), "self", "mountinfo")
+	path := filepath.Join(s.ProcRoot(), "self", "mountinfo")
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("reading the mount table: %w", err)

@@ -24,23 +24,14 @@ type Host struct {
 	Sys  string // default "/sys"
 }
 
-func (h Host) proc() string {
-	if h.Proc == "" {
-		return "/proc"
-	}
-	return h.Proc
-}
-
-func (h Host) sys() string {
-	if h.Sys == "" {
-		return "/sys"
-	}
-	return h.Sys
+// system is where blockdev reads for h.
+func (h Host) system() blockdev.System {
+	return blockdev.System{Proc: h.Proc, Sys: h.Sys}
 }
 
 // MemoryKB returns MemTotal from /proc/meminfo in kilobytes, and the file it read.
 func (h Host) MemoryKB() (kb int64, source string, err error) {
-	path := filepath.Join(h.proc(), "meminfo")
+	path := filepath.Join(h.system().ProcRoot(), "meminfo")
 	f, err := os.Open(path)
 	if err != nil {
 		return 0, "", fmt.Errorf("reading total memory: %w", err)
@@ -85,7 +76,7 @@ func (h Host) Storage(dir string) (kind tune.Storage, source string, err error) 
 
 // diskHolding returns the whole disk under the file system holding dir.
 func (h Host) diskHolding(dir string) (blockdev.Disk, error) {
-	sys := blockdev.System{Proc: h.Proc, Sys: h.Sys}
+	sys := h.system()
 	loc, err := sys.Lookup(dir)
 	if err != nil {
 		return blockdev.Disk{}, err
@@ -120,7 +111,7 @@ func (h Host) diskKind(disk blockdev.Disk, depth int) (kind tune.Storage, source
 			kinds[k] = true
 			names = append(names, s.Name)
 		}
-		source := filepath.Join(h.sys(), "block", disk.Name, "slaves") + " (" + strings.Join(names, ", ") + ")"
+		source := filepath.Join(h.system().SysRoot(), "block", disk.Name, "slaves") + " (" + strings.Join(names, ", ") + ")"
 		switch {
 		case kinds[tune.StorageHDD]:
 			return tune.StorageHDD, source, nil
@@ -129,7 +120,7 @@ func (h Host) diskKind(disk blockdev.Disk, depth int) (kind tune.Storage, source
 		}
 		return tune.StorageSSD, source, nil
 	}
-	source = filepath.Join(h.sys(), "block", disk.Name, "queue", "rotational")
+	source = filepath.Join(h.system().SysRoot(), "block", disk.Name, "queue", "rotational")
 	rotational, err := disk.Rotational()
 	switch {
 	case err != nil:
