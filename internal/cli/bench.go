@@ -104,7 +104,7 @@ var benchOpts = []optSpec{
 	{"verbose-errors", 0, false, "verbose-errors"}, {"exit-on-abort", 0, false, "exit-on-abort"},
 	{"debug", 0, false, "debug"},
 	// pglab's own
-	{"json", 0, false, "json"}, {"target", 0, true, "target"},
+	{"json", 0, false, "json"}, {"target", 0, true, "target"}, {"force", 0, false, "force"},
 }
 
 // parsedOpt is one option occurrence in command-line order.
@@ -276,6 +276,7 @@ func runBench(env *Env, args []string) int {
 	cfg.Stdout = env.Stdout
 	var (
 		initMode, benchOpt, initOpt, noVacuum, jsonOut bool
+		force                                          bool
 		initOpts                                       initdata.Options
 		target, dbname                                 string
 		durationS, nxacts                              int
@@ -553,6 +554,8 @@ func runBench(env *Env, args []string) int {
 			jsonOut = true
 		case "target":
 			target = o.arg
+		case "force":
+			force = true
 		}
 	}
 	if len(cfg.Scripts) == 0 && !initMode {
@@ -604,6 +607,15 @@ func runBench(env *Env, args []string) int {
 		pgcfg, err := bench.ConnConfig(cfg.ConnString, cfg.Host, cfg.Port, cfg.User, cfg.DBName)
 		if err != nil {
 			return b.errorf("%s", err)
+		}
+		steps := initOpts.Steps
+		if steps == "" {
+			steps = initdata.DefaultSteps
+		}
+		if strings.Contains(steps, "d") && !force {
+			if foreign := foreignPgbenchTables(env.Ctx, pgcfg); len(foreign) > 0 {
+				return b.errorf("not dropping %s: pgbench did not create it (its columns differ); use --force to drop it anyway", strings.Join(foreign, ", "))
+			}
 		}
 		if _, err := initdata.Run(env.Ctx, pgcfg, initOpts, b.stderr); err != nil {
 			return b.initError(err)
@@ -853,6 +865,8 @@ Common options:
 pglab additions:
   --json                   write one JSON document with every figure instead of the summary
   --target=NAME|DSN        run against a managed instance from 'pglab pg start', or a DSN
+  --force                  with -i: drop tables named pgbench_* even when their columns
+                           are not pgbench's (without it, -i refuses to drop them)
 
 After pgbench's summary, pglab prints latency percentiles (p50, p90, p99, p99.9,
 max) of successful transactions from an HDR histogram. Plain TCP and Unix-socket
