@@ -5,6 +5,7 @@ package cli_test
 
 import (
 	"context"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -73,5 +74,34 @@ func TestBenchInitRefusesForeignTables(t *testing.T) {
 	}
 	if n := count("other.pgbench_branches"); n != "0" {
 		t.Errorf("other.pgbench_branches: %s", n)
+	}
+}
+
+// TestStudyRefusesForeignSchema: a study on a user's server works in a
+// schema "pglab" it creates and marks; a schema of that name that pglab
+// did not create is refused unless --force, and left as it was.
+func TestStudyRefusesForeignSchema(t *testing.T) {
+	inst := pgtest.Shared(t, "")
+	dsn := pgtest.CreateDB(t, inst)
+	conn := pgtest.Connect(t, dsn)
+	for _, q := range []string{"CREATE SCHEMA pglab", "CREATE TABLE pglab.ledger (id int)", "INSERT INTO pglab.ledger VALUES (1)"} {
+		if _, err := conn.Exec(context.Background(), q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	store := filepath.Join(t.TempDir(), "r.db")
+	r := run(t, "--quiet", "study", "copy-errors", "--target", "mine="+dsn, "--store", store)
+	assertOneLineError(t, r, `a schema "pglab" exists that pglab did not create`)
+	if !strings.Contains(r.stderr, "--force") {
+		t.Errorf("the refusal does not mention --force: %s", r.stderr)
+	}
+	if n := pgtest.QueryString(t, conn, "SELECT count(*)::text FROM pglab.ledger"); n != "1" {
+		t.Errorf("pglab.ledger has %s rows after the refusal", n)
+	}
+	if r := run(t, "--quiet", "study", "copy-errors", "--target", "mine="+dsn, "--store", store, "--force"); r.code != 0 {
+		t.Errorf("with --force: exit %d: %s", r.code, r.stderr)
+	}
+	if n := pgtest.QueryString(t, conn, "SELECT count(*)::text FROM pglab.ledger"); n != "1" {
+		t.Errorf("pglab.ledger has %s rows after the study with --force", n)
 	}
 }
