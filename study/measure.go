@@ -96,7 +96,7 @@ func (s *Session) MeasureStep(ctx context.Context, name string, work *pgx.Conn, 
 		err = observe.Settle(ctx)
 	}
 	if err != nil {
-		return step, fmt.Errorf("flush statistics: %w", err)
+		return step, err // observe's errors say "flush statistics: …"
 	}
 	after, err := observe.Snapshot(ctx, obs)
 	if err != nil {
