@@ -74,7 +74,7 @@ type runner struct {
 	connect            bool
 	epochShift         int64
 	startTime          int64
-	stopCheckUS        int64
+	threads            []*thread
 
 	stderrMu   sync.Mutex
 	stderr     io.Writer
@@ -117,6 +117,17 @@ func (r *runner) timerExceeded(now int64) bool { return r.endTime > 0 && now >= 
 
 func (r *runner) stopped() bool { return r.stop.Load() }
 
+// wakeAll interrupts every thread's epoll wait (after stop was set), so that
+// waits need no timeout of their own.
+func (r *runner) wakeAll() {
+	one := []byte{1, 0, 0, 0, 0, 0, 0, 0}
+	for _, t := range r.threads {
+		if t.wakefd >= 0 {
+			_, _ = unix.Write(t.wakefd, one)
+		}
+	}
+}
+
 // clientEnded notes a client's end; it reports true when the run must stop
 // (--exit-on-abort).
 func (r *runner) clientEnded(c *client) bool {
@@ -125,6 +136,7 @@ func (r *runner) clientEnded(c *client) bool {
 		if r.cfg.ExitOnAbort {
 			if r.stop.CompareAndSwap(false, true) {
 				r.abortTid.Store(int32(c.th.id))
+				r.wakeAll()
 			}
 			return true
 		}
@@ -310,7 +322,6 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	r.verboseErrors = cfg.VerboseErrors
 	r.connect = cfg.Connect
 	r.epochShift = clockBase.UnixMicro()
-	r.stopCheckUS = 100000
 
 	// variables: -D for client 0, copied to the others
 	vars0 := script.NewVariables(syms)
@@ -417,7 +428,21 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		}
 		dealt += ns
 		threads[i] = t
+		wfd, err := unix.Eventfd(0, unix.EFD_NONBLOCK|unix.EFD_CLOEXEC)
+		if err != nil {
+			for _, o := range threads[:i] {
+				unix.Close(o.wakefd)
+			}
+			return nil, &SetupError{Msg: fmt.Sprintf("eventfd: %v", err)}
+		}
+		t.wakefd = wfd
 	}
+	r.threads = threads
+	defer func() {
+		for _, t := range threads {
+			unix.Close(t.wakefd)
+		}
+	}()
 
 	stopWatch := make(chan struct{})
 	defer close(stopWatch)
@@ -425,6 +450,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		select {
 		case <-ctx.Done():
 			r.stop.Store(true)
+			r.wakeAll()
 		case <-stopWatch:
 		}
 	}()
@@ -462,6 +488,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	}
 	if connErr != nil {
 		r.stop.Store(true)
+		r.wakeAll()
 	}
 	close(goCh)
 	finished.Wait()
@@ -526,6 +553,11 @@ func (t *thread) main(connected *sync.WaitGroup, goCh chan struct{}, finished *s
 		return
 	}
 	t.epfd = epfd
+	wake := unix.EpollEvent{Events: unix.EPOLLIN, Fd: wakeID}
+	if err := unix.EpollCtl(epfd, unix.EPOLL_CTL_ADD, t.wakefd, &wake); err != nil {
+		fail(&SetupError{Msg: fmt.Sprintf("epoll_ctl: %v", err)})
+		return
+	}
 	if !r.connect {
 		// Connect a few clients at a time: authentication (SCRAM) costs
 		// CPU on both sides and round trips; overlapping them shortens

@@ -41,6 +41,7 @@ type thread struct {
 	benchStart   int64
 	log          *txLog
 	connectErr   error
+	wakefd       int // eventfd that interrupts the epoll wait when the run stops
 	blockMu      *sync.Mutex
 }
 
@@ -94,6 +95,9 @@ func (c *client) readSocket() {
 	c.onInput()
 }
 
+// wakeID marks the thread's eventfd in epoll events (client ids are >= 0).
+const wakeID = -1
+
 // runRaw is the epoll loop of a thread on the raw path.
 func (t *thread) runRaw() {
 	r := t.r
@@ -135,9 +139,6 @@ func (t *thread) runRaw() {
 		if t.nextReport > 0 && t.nextReport < until {
 			until = t.nextReport
 		}
-		if r.stopCheckUS > 0 {
-			until = min(until, now+r.stopCheckUS)
-		}
 		if until < 1<<62 {
 			timeout = max(until-now, 0)
 		}
@@ -148,6 +149,9 @@ func (t *thread) runRaw() {
 		now = nowUS()
 		for i := 0; i < n; i++ {
 			ev := &t.events[i]
+			if ev.Fd == wakeID {
+				continue // the run is stopping: seen at the top of the loop
+			}
 			c := index[int(ev.Fd)-base]
 			if c == nil || c.ln == nil || c.wait == waitDone {
 				continue
