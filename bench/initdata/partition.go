@@ -5,7 +5,6 @@ import (
 	"regexp"
 	"sort"
 	"strconv"
-	"sync"
 
 	"github.com/jackc/pgx/v5/pgconn"
 )
@@ -188,43 +187,18 @@ func newLeafSource(lo, hi int64, prog *progress) *rowSource {
 // o.Connections connections, each partition in its own COPY (pgbench
 // does not use FREEZE for partitioned tables, nor does this).
 func (r *runner) loadLeaves(ctx context.Context, leaves []*leaf, prog *progress) error {
-	workers := min(r.o.connections(), len(leaves))
-	conns, err := r.extraConns(ctx, workers)
-	if err != nil {
-		return err
-	}
-	defer r.release(conns)
 	jobs := make(chan *leaf, len(leaves))
 	for _, l := range leaves {
 		jobs <- l
 	}
 	close(jobs)
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	var (
-		mu       sync.Mutex
-		firstErr error
-		wg       sync.WaitGroup
-	)
-	for _, conn := range conns {
-		wg.Go(func() {
-			for l := range jobs {
-				if ctx.Err() != nil {
-					return
-				}
-				sql := copyStatement(l.name, false)
-				if _, err := conn.CopyFrom(ctx, newLeafSource(l.lo, l.hi, prog), sql); err != nil {
-					mu.Lock()
-					if firstErr == nil {
-						firstErr = copyError(err, sql)
-					}
-					mu.Unlock()
-					cancel()
-					return
-				}
+	return r.parallel(ctx, min(r.o.connections(), len(leaves)), func(ctx context.Context, conn *pgconn.PgConn) error {
+		for l := range jobs {
+			sql := copyStatement(l.name, false)
+			if _, err := conn.CopyFrom(ctx, newLeafSource(l.lo, l.hi, prog), sql); err != nil {
+				return copyError(err, sql)
 			}
-		})
-	}
-	wg.Wait()
-	return firstErr
+		}
+		return nil
+	})
 }

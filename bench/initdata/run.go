@@ -304,6 +304,37 @@ func (r *runner) vacuum(ctx context.Context) error {
 	return nil
 }
 
+// parallel runs work on n extra connections at once and returns the
+// first error; an error cancels the others' context.
+func (r *runner) parallel(ctx context.Context, n int, work func(context.Context, *pgconn.PgConn) error) error {
+	conns, err := r.extraConns(ctx, n)
+	if err != nil {
+		return err
+	}
+	defer r.release(conns)
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var (
+		mu       sync.Mutex
+		firstErr error
+		wg       sync.WaitGroup
+	)
+	for _, conn := range conns {
+		wg.Go(func() {
+			if err := work(ctx, conn); err != nil {
+				mu.Lock()
+				if firstErr == nil {
+					firstErr = err
+				}
+				mu.Unlock()
+				cancel()
+			}
+		})
+	}
+	wg.Wait()
+	return firstErr
+}
+
 func (r *runner) primaryKeys(ctx context.Context) error {
 	r.out.printf("creating primary keys...\n")
 	if r.o.Method == MethodFast {
