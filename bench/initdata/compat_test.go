@@ -138,7 +138,11 @@ func dumpRows(t testing.TB, conn *pgx.Conn, sql string) []string {
 		if err != nil {
 			t.Fatal(err)
 		}
-		out = append(out, fmt.Sprint(vals...))
+		parts := make([]string, len(vals))
+		for i, v := range vals {
+			parts[i] = fmt.Sprint(v)
+		}
+		out = append(out, strings.Join(parts, "|"))
 	}
 	if err := rows.Err(); err != nil {
 		t.Fatalf("%s: %v", sql, err)
@@ -261,28 +265,69 @@ var compatCases = []compatCase{
 func TestCompatWithPgbench(t *testing.T) {
 	inst := pgtest.Shared(t, "")
 	for _, c := range compatCases {
-		t.Run(c.name, func(t *testing.T) {
-			theirs := pgtest.CreateDB(t, inst)
-			ours := pgtest.CreateDB(t, inst)
-			wantErr, wantCode := runPgbench(t, theirs, c.args...)
-			gotErr, gotCode := runOurs(t, ours, c.opts)
-			if gotCode != wantCode {
-				t.Fatalf("exit %d, pgbench %d\nours:\n%s\npgbench:\n%s", gotCode, wantCode, gotErr, wantErr)
-			}
-			if g, w := normalizeStderr(gotErr), normalizeStderr(wantErr); g != w {
-				t.Errorf("stderr differs\nours:\n%s\npgbench:\n%s", g, w)
-			}
-			if g, w := snapshot(t, ours, c.rows), snapshot(t, theirs, c.rows); g != w {
-				t.Errorf("tables differ\n%s", lineDiff(g, w))
-			}
-			if c.vm {
-				if g, w := visibility(t, ours), visibility(t, theirs); g != w {
-					t.Errorf("visibility of pgbench_accounts differs\nours:\n%s\npgbench:\n%s", g, w)
-				}
-			}
-		})
+		t.Run(c.name, func(t *testing.T) { comparePgbench(t, inst, c) })
 	}
 }
+
+// comparePgbench runs a case through pgbench and Run in two fresh
+// databases of inst and compares the outputs and the tables; it returns
+// the DSN of Run's database.
+func comparePgbench(t *testing.T, inst *pgserver.Instance, c compatCase) string {
+	theirs := pgtest.CreateDB(t, inst)
+	ours := pgtest.CreateDB(t, inst)
+	args := c.args
+	// PostgreSQL 18 refuses unlogged partitioned tables, which pgbench 15
+	// (and 17) create; pgbench 18 creates them logged and only their
+	// partitions unlogged. Compare with pgbench's logged tables, then
+	// check the persistence.
+	unloggedParts := inst.Version().Major >= 18 && c.opts.UnloggedTables && c.opts.Partitions > 0
+	if unloggedParts {
+		args = nil
+		for _, a := range c.args {
+			if a != "--unlogged-tables" {
+				args = append(args, a)
+			}
+		}
+	}
+	wantErr, wantCode := runPgbench(t, theirs, args...)
+	gotErr, gotCode := runOurs(t, ours, c.opts)
+	if gotCode != wantCode {
+		t.Fatalf("exit %d, pgbench %d\nours:\n%s\npgbench:\n%s", gotCode, wantCode, gotErr, wantErr)
+	}
+	if g, w := normalizeStderr(gotErr), normalizeStderr(wantErr); g != w {
+		t.Errorf("stderr differs\nours:\n%s\npgbench:\n%s", g, w)
+	}
+	g, w := snapshot(t, ours, c.rows), snapshot(t, theirs, c.rows)
+	if unloggedParts {
+		conn := pgtest.Connect(t, ours)
+		got := strings.Join(dumpRows(t, conn, `select relname, relpersistence::text from pg_class
+			where relname like 'pgbench%' and relkind in ('r', 'p') order by 1`), ",")
+		want := "pgbench_accounts|p,"
+		for i := 1; i <= c.opts.Partitions; i++ {
+			want += fmt.Sprintf("pgbench_accounts_%d|u,", i)
+		}
+		want += "pgbench_branches|p,pgbench_history|p,pgbench_tellers|p"
+		if got != want {
+			t.Errorf("persistence %s, want %s", got, want)
+		}
+		g = unloggedRE.ReplaceAllString(g, "$1|p|")
+		g = initForkRE.ReplaceAllString(g, "$1|0]")
+	}
+	if g != w {
+		t.Errorf("tables differ\n%s", lineDiff(g, w))
+	}
+	if c.vm {
+		if g, w := visibility(t, ours), visibility(t, theirs); g != w {
+			t.Errorf("visibility of pgbench_accounts differs\nours:\n%s\npgbench:\n%s", g, w)
+		}
+	}
+	return ours
+}
+
+var (
+	unloggedRE = regexp.MustCompile(`(?m)^(pgbench_accounts_[0-9]+(?:_pkey)?\|[ri])\|u\|`)
+	initForkRE = regexp.MustCompile(`(?m)^(pgbench_accounts_[0-9]+ size: \[[0-9]+\|[0-9]+\|[0-9]+)\|[0-9]+\]`)
+)
 
 // TestCompatParallelPartitions compares range-partitioned loads on a
 // server whose buffer-pin limit lets Run load the partitions in parallel
@@ -292,30 +337,15 @@ func TestCompatWithPgbench(t *testing.T) {
 func TestCompatParallelPartitions(t *testing.T) {
 	inst := pgtest.New(t, pgtest.Options{Settings: []pgserver.Setting{{Name: "max_connections", Value: "50"}}})
 	for _, c := range []compatCase{
-		{name: "3 of scale 2", args: []string{"--partitions=3", "-s", "2"}, opts: Options{Partitions: 3, Scale: 2}},
-		{name: "7 of scale 1", args: []string{"--partitions=7", "-n"}, opts: Options{Partitions: 7, NoVacuum: true}},
+		{name: "3 of scale 2", args: []string{"--partitions=3", "-s", "2"}, opts: Options{Partitions: 3, Scale: 2}, rows: true, vm: true},
+		{name: "7 of scale 1", args: []string{"--partitions=7", "-n"}, opts: Options{Partitions: 7, NoVacuum: true}, rows: true, vm: true},
 		{name: "4 of scale 3 unlogged", args: []string{"--partitions=4", "-s", "3", "--unlogged-tables", "-F", "85"},
-			opts: Options{Partitions: 4, Scale: 3, UnloggedTables: true, Fillfactor: 85}},
+			opts: Options{Partitions: 4, Scale: 3, UnloggedTables: true, Fillfactor: 85}, rows: true, vm: true},
 		{name: "6 of scale 2 foreign keys", args: []string{"--partitions=6", "-s", "2", "--foreign-keys"},
-			opts: Options{Partitions: 6, Scale: 2, ForeignKeys: true}},
+			opts: Options{Partitions: 6, Scale: 2, ForeignKeys: true}, rows: true, vm: true},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			theirs := pgtest.CreateDB(t, inst)
-			ours := pgtest.CreateDB(t, inst)
-			wantErr, wantCode := runPgbench(t, theirs, c.args...)
-			gotErr, gotCode := runOurs(t, ours, c.opts)
-			if gotCode != 0 || wantCode != 0 {
-				t.Fatalf("exit %d, pgbench %d\nours:\n%s\npgbench:\n%s", gotCode, wantCode, gotErr, wantErr)
-			}
-			if g, w := normalizeStderr(gotErr), normalizeStderr(wantErr); g != w {
-				t.Errorf("stderr differs\nours:\n%s\npgbench:\n%s", g, w)
-			}
-			if g, w := snapshot(t, ours, true), snapshot(t, theirs, true); g != w {
-				t.Errorf("tables differ\n%s", lineDiff(g, w))
-			}
-			if g, w := visibility(t, ours), visibility(t, theirs); g != w {
-				t.Errorf("visibility differs\nours:\n%s\npgbench:\n%s", g, w)
-			}
+			ours := comparePgbench(t, inst, c)
 			// Each partition came in its own transaction: the parallel path ran.
 			conn := pgtest.Connect(t, ours)
 			if n := dumpRows(t, conn, "select count(distinct xmin::text) from pgbench_accounts")[0]; n != fmt.Sprint(c.opts.Partitions) {
