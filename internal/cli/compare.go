@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sort"
 	"strings"
@@ -105,6 +106,12 @@ func runCompare(env *Env, spec *compareSpec) error {
 	}
 	l, err := parseLab(env, &tf)
 	if err != nil {
+		if spec.planParser != nil {
+			var ee *ExitError
+			if errors.As(err, &ee) {
+				return &ExitError{Code: ee.Code, Err: &planError{file: spec.planParser.file, msg: ee.Err.Error()}}
+			}
+		}
 		return err
 	}
 	out := spec.out

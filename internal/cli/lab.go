@@ -170,9 +170,8 @@ func (l *lab) open(ctx context.Context, kind results.Kind, extra any) (err error
 			l.close(kind, err)
 		}
 	}()
-	if l.Store, err = results.Open(ctx, l.flags.store); err != nil {
-		return &ExitError{Code: 1, Err: err}
-	}
+	// The servers come first: a target that cannot be reached (bad input)
+	// must leave nothing written, not even an empty store.
 	for _, s := range l.specs {
 		if err := ctx.Err(); err != nil {
 			return err
@@ -231,6 +230,9 @@ func (l *lab) open(ctx context.Context, kind results.Kind, extra any) (err error
 			return err
 		}
 		l.Targets = append(l.Targets, t)
+	}
+	if l.Store, err = results.Open(ctx, l.flags.store); err != nil {
+		return &ExitError{Code: 1, Err: err}
 	}
 	extraJSON, _ := json.Marshal(extra)
 	dataDir := ""

@@ -190,7 +190,7 @@ func parsePlan(file string, data []byte) (*compareSpec, error) {
 	if err != nil {
 		return nil, err
 	}
-	spec := &compareSpec{out: "pglab-report", alpha: 0.05}
+	spec := &compareSpec{out: "pglab-report", alpha: 0.05, planParser: p}
 	seen := map[string]bool{}
 	for _, kv := range top {
 		key := keyText(kv)
@@ -380,7 +380,6 @@ func (p *planParser) studies(n ast.Node, spec *compareSpec) error {
 		}
 		spec.studies = append(spec.studies, name)
 	}
-	spec.planParser = p
 	return nil
 }
 
