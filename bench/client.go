@@ -120,6 +120,7 @@ type client struct {
 	errQuery   int
 	abortMsg   string
 	connLost   bool
+	fatalText  string // a server error that arrived while no command waited (libpq's text)
 	lostMsg    string // why the connection was lost, when the socket said (libpq's text)
 	sqlText    []byte // simple-mode text being sent, for error positions
 }
@@ -223,19 +224,16 @@ func (c *client) advance(now *int64) {
 				if c.pipeline {
 					c.state = csEndCommand
 				} else {
+					// csWaitResult returns to wait, unless the connection
+					// is already known to be lost (its socket is then out
+					// of the epoll set and would never wake the client)
 					c.state = csWaitResult
-					c.wait = waitSocket
-					return
 				}
 				continue
 			}
 			c.execMeta(cmd, now)
-			if c.state == csWaitResult || c.state == csSleep {
-				if c.state == csWaitResult {
-					c.wait = waitSocket
-				} else {
-					c.wait = waitTime
-				}
+			if c.state == csSleep {
+				c.wait = waitTime
 				return
 			}
 
@@ -244,18 +242,23 @@ func (c *client) advance(now *int64) {
 				c.wait = waitSocket
 				return
 			}
+			if c.abortMsg != "" {
+				// an error of this command (also a FATAL before the end
+				// of the connection: libpq reports the FATAL)
+				c.logf("%s", c.abortMsg)
+				c.abortMsg = ""
+				c.state = csAborted
+				continue
+			}
 			if c.connLost {
 				msg := c.lostMsg
+				if c.fatalText != "" {
+					msg = c.fatalText
+				}
 				if msg == "" {
 					msg = "server closed the connection unexpectedly\n\tThis probably means the server terminated abnormally\n\tbefore or while processing the request."
 				}
 				c.logf("client %d script %d aborted in command %d query %d: %s", c.id, c.useFile, c.command, c.qry, msg)
-				c.state = csAborted
-				continue
-			}
-			if c.abortMsg != "" {
-				c.logf("%s", c.abortMsg)
-				c.abortMsg = ""
 				c.state = csAborted
 				continue
 			}
@@ -300,8 +303,7 @@ func (c *client) advance(now *int64) {
 					continue
 				}
 				c.state = csWaitRollback
-				c.wait = waitSocket
-				return
+				continue
 			}
 			c.afterError(now)
 
@@ -981,6 +983,12 @@ func (c *client) storeRow(cmd *script.Command, idx int32, what string) {
 // onError records an SQL error of the current command.
 func (c *client) onError(se serverError) {
 	r := c.th.r
+	if len(c.pend) == 0 {
+		// unsolicited (a FATAL while the client sleeps or thinks): kept
+		// for the abort message when the client next uses the connection
+		c.fatalText = strings.TrimRight(se.libpqText(""), "\n")
+		return
+	}
 	if c.es != esNone || c.abortMsg != "" {
 		return
 	}

@@ -191,6 +191,49 @@ func TestRun2000Clients(t *testing.T) {
 	t.Logf("2000 clients: initial connection time %.0f ms, tps %.0f, peak RSS of the test process %d MB", res.ConnMs, res.TPS, ru.Maxrss/1024)
 }
 
+// TestRunServerDies stops the server in the middle of a run: clients abort
+// with libpq's message, the run ends with partial figures, and no thread
+// spins on the dead sockets.
+func TestRunServerDies(t *testing.T) {
+	inst := pgtest.New(t, pgtest.Options{})
+	dsn := pgtest.CreateDB(t, inst)
+	cfg := bench.DefaultConfig()
+	cfg.ConnString = dsn
+	cfg.Scripts = []bench.ScriptSpec{{Desc: "sleepy.sql", Text: "select 1;\n\\sleep 200 ms\n", Weight: 1}}
+	cfg.Clients, cfg.Threads = 4, 2
+	cfg.Duration = 20 * time.Second
+	cfg.NoVacuum = true
+	var stderr bytes.Buffer
+	cfg.Stderr = &stderr
+	go func() {
+		time.Sleep(1500 * time.Millisecond)
+		_ = inst.Stop(context.Background())
+	}()
+	var before, after syscall.Rusage
+	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &before)
+	start := time.Now()
+	res, err := bench.Run(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &after)
+	if !res.Aborted || res.Transactions == 0 {
+		t.Errorf("aborted %v transactions %d", res.Aborted, res.Transactions)
+	}
+	if time.Since(start) > 10*time.Second {
+		t.Errorf("the run went on for %v after the server stopped", time.Since(start))
+	}
+	// pgbench reports the server's FATAL, as libpq returns it
+	want := "aborted in command 0 query 0: FATAL:  terminating connection due to administrator command"
+	if !strings.Contains(stderr.String(), want) {
+		t.Errorf("stderr %q, want %q", stderr.String(), want)
+	}
+	cpu := time.Duration(after.Utime.Nano()+after.Stime.Nano()-before.Utime.Nano()-before.Stime.Nano()) * time.Nanosecond
+	if wall := time.Since(start); cpu > wall {
+		t.Errorf("%v of CPU in %v: something spun", cpu, wall)
+	}
+}
+
 func TestConnConfig(t *testing.T) {
 	cases := []struct {
 		conn, host, port, user, db string

@@ -163,6 +163,11 @@ func (t *thread) runRaw() {
 			}
 			if ev.Events&(unix.EPOLLIN|unix.EPOLLERR|unix.EPOLLHUP) != 0 {
 				c.readSocket()
+				if c.connLost && c.ln != nil && c.ln.fd >= 0 {
+					// level-triggered: a dead socket would wake every wait
+					// until the client notices (it may be sleeping)
+					_ = unix.EpollCtl(t.epfd, unix.EPOLL_CTL_DEL, c.ln.fd, nil)
+				}
 			}
 			if (c.state == csWaitResult || c.state == csWaitRollback) && (len(c.pend) == 0 || c.connLost) {
 				c.advance(&now)
