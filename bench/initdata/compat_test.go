@@ -94,7 +94,11 @@ var catalogQueries = []string{
 	// key and bound.
 	`select c.relname, c.relkind::text, c.relpersistence::text, coalesce(c.reloptions::text, ''),
 		coalesce(ts.spcname, ''), c.relispartition,
-		coalesce(pg_get_partkeydef(c.oid), ''), coalesce(pg_get_expr(c.relpartbound, c.oid), '')
+		coalesce(pg_get_partkeydef(c.oid), ''), coalesce(pg_get_expr(c.relpartbound, c.oid), ''),
+		c.relpages, c.reltuples,
+		-- pgbench 15 INSERTs branches and tellers, which stay not all-visible
+		-- without a vacuum; pgbench 17 copies them with FREEZE.
+		case when c.relname like 'pgbench_accounts%' then c.relallvisible end
 	 from pg_class c left join pg_tablespace ts on ts.oid = c.reltablespace
 	 where c.relnamespace = current_schema()::regnamespace and c.relname like 'pgbench%'
 	 order by 1`,
