@@ -186,13 +186,16 @@ func (s *Store) migrate(ctx context.Context) error {
 		return nil
 	}
 	if v == 0 && s.dialect == dialectSQLite {
-		// A file that has tables but no schema_version is not ours.
-		var n int
+		// A file that has tables but no schema_version is not ours. Both
+		// are read in one query: another process creating the store at
+		// the same moment must not make it look foreign (its tables and
+		// schema_version appear together, in one transaction).
+		var n, hasVersion int
 		if err := s.db.QueryRowContext(ctx,
-			`SELECT count(*) FROM sqlite_master WHERE name NOT LIKE 'sqlite_%'`).Scan(&n); err != nil {
+			`SELECT count(*), count(*) FILTER (WHERE name = 'schema_version') FROM sqlite_master WHERE name NOT LIKE 'sqlite_%'`).Scan(&n, &hasVersion); err != nil {
 			return s.wrap("read schema", err)
 		}
-		if n > 0 {
+		if n > 0 && hasVersion == 0 {
 			return fmt.Errorf("%s is an SQLite database but not a pglab results store (it has no schema_version table)", s.location)
 		}
 	}
