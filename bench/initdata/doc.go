@@ -80,6 +80,11 @@
 //     (see leavesGrowAlike; otherwise Run copies through the parent).
 //     Hash partitions are always loaded through the parent: their batches
 //     could only be reproduced at a cost that outweighs the gain.
+//   - The partitions of pgbench_accounts (of either kind) are vacuumed in
+//     parallel, each as pgbench's vacuum of the parent vacuums it; pgbench's
+//     "vacuum analyze pgbench_accounts" then runs with truncate false, so
+//     that, skipping the pages already vacuumed, it does not truncate the
+//     empty pages at their ends that pgbench's single vacuum keeps.
 //   - The primary keys are built with a session maintenance_work_mem large
 //     enough to sort the account ids in memory (at most 1 GB; never less
 //     than the server's setting; Options.MaintenanceWorkMem chooses).

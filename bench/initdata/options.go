@@ -78,33 +78,34 @@ type Options struct {
 	// IndexTablespace (--index-tablespace) for the primary keys.
 	IndexTablespace string
 
-	// Method chooses how step g loads the rows: MethodFast (the default)
-	// or MethodPgbench, which sends exactly what pgbench sends (text
-	// COPY on one connection, no session settings), for comparisons.
+	// Method chooses how Run works: MethodFast (the default) or
+	// MethodPgbench, which does exactly what pgbench does (one
+	// connection, no session settings), for comparisons. Both leave the
+	// same tables.
 	Method LoadMethod
-	// Connections bounds the connections the fast method opens for
-	// work that can run in parallel (loading partitions, vacuuming and
-	// indexing several tables); 0 means 4. The fast method never runs
-	// in parallel what pgbench's result depends on doing in one
-	// transaction.
+	// Connections bounds the extra connections the fast method opens to
+	// load and vacuum the partitions of pgbench_accounts in parallel; 0
+	// means 4, 1 turns parallel work off.
 	Connections int
 	// MaintenanceWorkMem is the session maintenance_work_mem the fast
 	// method sets for the primary-key step, in kB; 0 picks enough to
-	// sort the accounts keys in memory, capped at 1 GB (never less than
-	// the server's own setting); -1 keeps the server's setting.
+	// sort the accounts keys in memory (64 bytes a row plus 1 MB, at most
+	// 1 GB, never less than the server's own setting); -1 keeps the
+	// server's setting.
 	MaintenanceWorkMem int
 }
 
-// LoadMethod is how client-side generation sends the rows.
+// LoadMethod is how Run does its work.
 type LoadMethod int
 
 // The load methods.
 const (
-	// MethodFast sends pgbench's COPY data, loads range partitions on
+	// MethodFast loads range partitions and vacuums partitions on
 	// several connections and sizes maintenance_work_mem for the index
-	// build. The tables it leaves are pgbench's.
+	// build (see the package documentation). The tables it leaves are
+	// pgbench's.
 	MethodFast LoadMethod = iota
-	// MethodPgbench sends what pgbench sends, the way pgbench sends it.
+	// MethodPgbench does what pgbench does, the way pgbench does it.
 	MethodPgbench
 )
 
