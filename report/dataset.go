@@ -61,23 +61,11 @@ type Note struct {
 }
 
 // StudyInfo describes one study of a run as the run stored it (the
-// artefact "study-info"), so that a report can name the study's cases and
-// parameters without the study's code.
-type StudyInfo struct {
-	Name     string            `json:"name"`
-	Title    string            `json:"title"`
-	Source   string            `json:"source"`
-	Params   map[string]string `json:"params"`
-	Reps     int               `json:"reps"`
-	Settings []string          `json:"settings"`
-	Cases    []CaseInfo        `json:"cases"`
-}
+// artefact "study-info"); see results.StudyInfo.
+type StudyInfo = results.StudyInfo
 
-// CaseInfo names one case of a stored study.
-type CaseInfo struct {
-	Name   string            `json:"name"`
-	Labels map[string]string `json:"labels"`
-}
+// CaseInfo names one case of a stored study; see results.CaseInfo.
+type CaseInfo = results.CaseInfo
 
 // TargetNames returns the targets in run order; the first is the
 // baseline.

@@ -57,7 +57,7 @@ func Load(ctx context.Context, store *results.Store, refs ...string) (*Dataset, 
 		if l.ms, err = store.Measurements(ctx, rec.ID, results.MeasurementFilter{}); err != nil {
 			return nil, fmt.Errorf("run %s: %w", rec.ID, err)
 		}
-		for _, name := range []string{"study-info", "note", "outcome"} {
+		for _, name := range []string{results.StudyInfoArtefact, "note", "outcome"} {
 			as, err := store.Artefacts(ctx, rec.ID, results.ArtefactFilter{Name: name})
 			if err != nil {
 				return nil, fmt.Errorf("run %s: %w", rec.ID, err)
@@ -127,7 +127,7 @@ func Load(ctx context.Context, store *results.Store, refs ...string) (*Dataset, 
 		}
 		for _, a := range l.artefacts {
 			switch a.Name {
-			case "study-info":
+			case results.StudyInfoArtefact:
 				var si StudyInfo
 				if err := json.Unmarshal(a.Data, &si); err != nil || si.Name == "" {
 					// A description that cannot be read costs the

@@ -243,3 +243,26 @@ func caseJSON(c map[string]string) string {
 	b, _ := json.Marshal(c)
 	return string(b)
 }
+
+// StudyInfoArtefact names the artefact in which a run keeps a StudyInfo
+// for each of its studies.
+const StudyInfoArtefact = "study-info"
+
+// StudyInfo describes one study of a run as the run keeps it (artefact
+// StudyInfoArtefact, JSON), so that reports of stored runs can name the
+// study, its cases and parameters without the study's code.
+type StudyInfo struct {
+	Name     string            `json:"name"`
+	Title    string            `json:"title"`
+	Source   string            `json:"source"`
+	Params   map[string]string `json:"params"`
+	Reps     int               `json:"reps"`
+	Settings []string          `json:"settings"`
+	Cases    []CaseInfo        `json:"cases"`
+}
+
+// CaseInfo names one case of a stored study.
+type CaseInfo struct {
+	Name   string            `json:"name"`
+	Labels map[string]string `json:"labels"`
+}

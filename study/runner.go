@@ -182,39 +182,20 @@ func caseTitle(c Case) string {
 	return "case"
 }
 
-// StudyInfo is the description of a study kept with a run (artefact
-// "study-info" of the study), so that reports of stored runs can name its
-// cases and parameters without the study's code.
-type StudyInfo struct {
-	Name     string            `json:"name"`
-	Title    string            `json:"title"`
-	Source   string            `json:"source"`
-	Params   map[string]string `json:"params"`
-	Reps     int               `json:"reps"`
-	Settings []string          `json:"settings"`
-	Cases    []CaseInfo        `json:"cases"`
-}
-
-// CaseInfo names one case of a stored study.
-type CaseInfo struct {
-	Name   string            `json:"name"`
-	Labels map[string]string `json:"labels"`
-}
-
 func (r *Runner) storeInfo(ctx context.Context, info Info, params Params, plan Plan, reps int) error {
 	if r.Store == nil {
 		return nil
 	}
-	si := StudyInfo{Name: info.Name, Title: info.Title, Source: info.Source, Params: params.Text(), Reps: reps}
+	si := results.StudyInfo{Name: info.Name, Title: info.Title, Source: info.Source, Params: params.Text(), Reps: reps}
 	for _, s := range pgserver.MergeSettings(plan.Settings, r.Settings...) {
 		si.Settings = append(si.Settings, s.String())
 	}
 	for _, c := range plan.Cases {
-		si.Cases = append(si.Cases, CaseInfo{Name: c.Name, Labels: c.Labels})
+		si.Cases = append(si.Cases, results.CaseInfo{Name: c.Name, Labels: c.Labels})
 	}
 	data, err := json.Marshal(si)
 	if err != nil {
 		return err
 	}
-	return r.Store.AddArtefact(ctx, results.Artefact{Study: info.Name, Name: "study-info", ContentType: "application/json", Data: data})
+	return r.Store.AddArtefact(ctx, results.Artefact{Study: info.Name, Name: results.StudyInfoArtefact, ContentType: "application/json", Data: data})
 }
