@@ -140,6 +140,11 @@ type Config struct {
 	// Portable runs every client on the slower goroutine-per-client path
 	// that TLS connections use, instead of raw sockets and epoll.
 	Portable bool
+	// NoPin leaves the raw path's threads free to run on any CPU. By
+	// default, with at least two threads and as many CPUs, each thread is
+	// pinned to a CPU of its own and gets the connections whose backend
+	// runs there (see placement.go); $PGLAB_BENCH_NOPIN=1 does the same.
+	NoPin bool
 	// LogPID is the process id in log file names; 0 means os.Getpid().
 	LogPID int
 }

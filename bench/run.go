@@ -75,6 +75,8 @@ type runner struct {
 	epochShift         int64
 	startTime          int64
 	threads            []*thread
+	pinnedRaw          int32        // pinned raw-path threads that start together
+	started            atomic.Int32 // of those, how many have started
 
 	stderrMu   sync.Mutex
 	stderr     io.Writer
@@ -412,6 +414,10 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		clients[i] = c
 	}
 	threads := make([]*thread, r.nthreads)
+	var cpus []int
+	if !cfg.Portable {
+		cpus = pinPlan(r.nthreads, cfg.NoPin)
+	}
 	dealt := 0
 	for i := range threads {
 		ns := (r.nclients - dealt + r.nthreads - i - 1) / (r.nthreads - i)
@@ -422,6 +428,10 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		t.cmdStats = make([][]cmdStats, len(scripts))
 		for j, s := range scripts {
 			t.cmdStats[j] = make([]cmdStats, len(s.Commands))
+		}
+		t.cpu = -1
+		if cpus != nil {
+			t.cpu = cpus[i]
 		}
 		for _, c := range t.clients {
 			c.th = t
@@ -486,6 +496,15 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 			connErr = t.connectErr
 		}
 	}
+	if connErr == nil && !r.connect {
+		placeLinks(threads)
+		connErr = registerAll(threads)
+	}
+	for _, t := range threads {
+		if t.raw && t.cpu >= 0 {
+			r.pinnedRaw++
+		}
+	}
 	if connErr != nil {
 		r.stop.Store(true)
 		r.wakeAll()
@@ -530,6 +549,9 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 func (t *thread) main(connected *sync.WaitGroup, goCh chan struct{}, finished *sync.WaitGroup) {
 	defer finished.Done()
 	r := t.r
+	if t.cpu >= 0 && !pin(t.cpu) {
+		t.cpu = -1
+	}
 	fail := func(err error) {
 		t.connectErr = err
 		connected.Done()
@@ -590,19 +612,8 @@ func (t *thread) main(connected *sync.WaitGroup, goCh chan struct{}, finished *s
 				t.raw = false
 			}
 		}
-		for _, c := range t.clients {
-			if c.ln.fd < 0 && t.raw {
-				t.raw = false
-			}
-		}
-		if t.raw {
-			for _, c := range t.clients {
-				if err := t.register(c); err != nil {
-					fail(&SetupError{Msg: err.Error()})
-					return
-				}
-			}
-		}
+		// the sockets join the thread's epoll set once every thread has
+		// connected (see placeLinks)
 	} else if r.pgcfg.TLSConfig != nil {
 		t.raw = false
 	}
@@ -615,6 +626,9 @@ func (t *thread) main(connected *sync.WaitGroup, goCh chan struct{}, finished *s
 			}
 		}
 		return
+	}
+	if t.raw && t.cpu >= 0 {
+		t.startTogether()
 	}
 	t.benchStart = nowUS()
 	t.throttleTrigger = t.benchStart

@@ -42,6 +42,7 @@ type thread struct {
 	log          *txLog
 	connectErr   error
 	wakefd       int // eventfd that interrupts the epoll wait when the run stops
+	cpu          int // the CPU the thread is pinned to, or -1
 	blockMu      *sync.Mutex
 }
 
