@@ -25,7 +25,7 @@ import (
 // not in others, which is much of its run-to-run variance).
 //
 // So, when there are at least as many CPUs as threads (and at least two
-// threads), the engine:
+// threads, and connections are kept: not under -C), the engine:
 //   - locks each thread's goroutine to its OS thread and pins that thread
 //     to a CPU of its own (a goroutine that changed OS thread after each of
 //     the runtime's preemptions would look to the kernel like a new waker

@@ -415,7 +415,9 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	}
 	threads := make([]*thread, r.nthreads)
 	var cpus []int
-	if !cfg.Portable {
+	if !cfg.Portable && !r.connect {
+		// (under -C each transaction has a new backend: nothing to place,
+		// and a pinned thread's connects cost more than a free one's)
 		cpus = pinPlan(r.nthreads, cfg.NoPin)
 	}
 	dealt := 0
