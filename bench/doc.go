@@ -15,11 +15,16 @@
 // (pgbench's advanceConnectionState, same states and error handling) and
 // waits for their non-blocking sockets in one epoll wait per batch; reads,
 // writes and the wait itself are raw system calls, so the scheduler does not
-// hand the thread's P around on every wait. (The goroutine is not locked to
-// its OS thread: the runtime's preemption signal, every 10 ms for a
-// goroutine it sees running, then reschedules it on the same thread without
-// the futex hand-offs a locked goroutine needs.) Bind/Execute/Sync (and Parse on a
-// prepared statement's first use) are encoded into reused per-client
+// hand the thread's P around on every wait. When the machine has at least
+// as many CPUs as threads, each thread's goroutine is locked to its OS
+// thread and the thread pinned to a CPU of its own, and each thread gets
+// the connections whose backend runs on its CPU (placement.go: on a machine
+// the client shares with the server, cross-CPU wake-ups are most of a
+// transaction's kernel time). Unlocked, the goroutines changed OS thread
+// after the runtime's preemptions (every 10 ms for a goroutine it sees
+// running), so the kernel saw a different waker every few milliseconds.
+// Bind/Execute/Sync (and Parse on a prepared statement's first use) are
+// encoded into reused per-client
 // buffers; a transaction allocates nothing and takes no lock shared between
 // threads: each thread keeps its own statistics and HDR histograms, merged
 // at every progress tick (handed over on a channel) and at the end.
