@@ -265,6 +265,13 @@ func BenchmarkSelectOnlyPrepared(b *testing.B) {
 	benchmarkBuiltin(b, 2, bench.QueryPrepared)
 }
 
+// BenchmarkSelectOnlyPrepared8x2 is the shape of the performance budget
+// (-c 8 -j 2): with two CPUs or more the threads are pinned and the
+// connections placed by their backend's CPU.
+func BenchmarkSelectOnlyPrepared8x2(b *testing.B) {
+	benchmarkClients(b, 2, bench.QueryPrepared, 8, 2)
+}
+
 // BenchmarkTPCBPrepared is the same for the tpcb-like builtin.
 func BenchmarkTPCBPrepared(b *testing.B) {
 	benchmarkBuiltin(b, 0, bench.QueryPrepared)
@@ -276,14 +283,18 @@ func BenchmarkSelectOnlySimple(b *testing.B) {
 }
 
 func benchmarkBuiltin(b *testing.B, builtin int, mode bench.QueryMode) {
+	benchmarkClients(b, builtin, mode, 2, 1)
+}
+
+func benchmarkClients(b *testing.B, builtin int, mode bench.QueryMode, clients, threads int) {
 	dsn := initDB(b)
 	cfg := bench.DefaultConfig()
 	cfg.ConnString = dsn
 	cfg.Scripts = []bench.ScriptSpec{bench.BuiltinSpec(script.Builtins()[builtin], 1)}
-	cfg.Clients, cfg.Threads = 2, 1
+	cfg.Clients, cfg.Threads = clients, threads
 	cfg.Mode = mode
 	cfg.NoVacuum = true
-	cfg.Transactions = max(b.N/2, 1)
+	cfg.Transactions = max(b.N/clients, 1)
 	b.ReportAllocs()
 	b.ResetTimer()
 	res, err := bench.Run(context.Background(), cfg)
