@@ -70,14 +70,33 @@ func pinPlan(n int, noPin bool) []int {
 }
 
 // pin locks the calling goroutine to its OS thread and binds the thread to
-// cpu. The lock is never released: the OS thread ends with the goroutine,
-// so its affinity does not leak to the runtime's other threads. It reports
-// whether the thread is pinned.
-func pin(cpu int) bool {
+// cpu. It reports whether the thread is pinned and returns the function
+// that undoes it: the thread's former CPU set restored, then the lock
+// released, so that the thread goes back to the runtime's pool instead of
+// ending with the goroutine. A thread must not end: a child process started
+// from it with a parent-death signal (a managed server in the same process)
+// would receive that signal.
+func pin(cpu int) (bool, func()) {
 	runtime.LockOSThread()
+	var old unix.CPUSet
+	if err := unix.SchedGetaffinity(0, &old); err != nil {
+		runtime.UnlockOSThread()
+		return false, func() {}
+	}
 	var set unix.CPUSet
 	set.Set(cpu)
-	return unix.SchedSetaffinity(0, &set) == nil
+	if err := unix.SchedSetaffinity(0, &set); err != nil {
+		runtime.UnlockOSThread()
+		return false, func() {}
+	}
+	return true, func() {
+		if unix.SchedSetaffinity(0, &old) != nil {
+			// The thread would keep a one-CPU set: let it end with its
+			// goroutine rather than hand it back to the pool.
+			return
+		}
+		runtime.UnlockOSThread()
+	}
 }
 
 // incomingCPU is the CPU that processed the last packet received on fd,

@@ -551,8 +551,12 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 func (t *thread) main(connected *sync.WaitGroup, goCh chan struct{}, finished *sync.WaitGroup) {
 	defer finished.Done()
 	r := t.r
-	if t.cpu >= 0 && !pin(t.cpu) {
-		t.cpu = -1
+	if t.cpu >= 0 {
+		pinned, unpin := pin(t.cpu)
+		defer unpin()
+		if !pinned {
+			t.cpu = -1
+		}
 	}
 	fail := func(err error) {
 		t.connectErr = err

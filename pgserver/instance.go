@@ -13,6 +13,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -463,21 +464,19 @@ func (i *Instance) startOnce(ctx context.Context) error {
 	cmd.Dir = i.dir
 	cmd.Stdout = logf
 	cmd.Stderr = logf
-	if err := cmd.Start(); err != nil {
-		logf.Close()
-		return &startError{name: i.name, reason: err.Error()}
-	}
 	exited := make(chan struct{})
-	i.mu.Lock()
-	i.cmd, i.exited, i.pid, i.logFile = cmd, exited, cmd.Process.Pid, logf
-	i.mu.Unlock()
-	go func() {
-		err := cmd.Wait()
+	if err := startOnLockedThread(cmd, func(err error) {
 		i.mu.Lock()
 		i.exitErr = err
 		i.mu.Unlock()
 		close(exited)
-	}()
+	}); err != nil {
+		logf.Close()
+		return &startError{name: i.name, reason: err.Error()}
+	}
+	i.mu.Lock()
+	i.cmd, i.exited, i.pid, i.logFile = cmd, exited, cmd.Process.Pid, logf
+	i.mu.Unlock()
 
 	fail := func(reason string) error {
 		i.kill()
@@ -843,6 +842,29 @@ func killGroupLeftovers(pgid int) {
 	if syscall.Kill(-pgid, 0) == nil {
 		syscall.Kill(-pgid, syscall.SIGKILL)
 	}
+}
+
+// startOnLockedThread starts cmd from an OS thread that stays locked to
+// one goroutine until cmd has exited, then calls reaped with Wait's error.
+// Linux sends the parent-death signal when the thread that forked the child
+// ends, not the process: a thread the Go runtime retires (any goroutine
+// that exits while locked to its thread, e.g. a pinned bench thread) would
+// otherwise stop a managed server in the middle of a run.
+func startOnLockedThread(cmd *exec.Cmd, reaped func(error)) error {
+	started := make(chan error, 1)
+	go func() {
+		runtime.LockOSThread()
+		if err := cmd.Start(); err != nil {
+			runtime.UnlockOSThread()
+			started <- err
+			return
+		}
+		started <- nil
+		err := cmd.Wait()
+		runtime.UnlockOSThread()
+		reaped(err)
+	}()
+	return <-started
 }
 
 // childAttrs returns process attributes for a server program: its own

@@ -5,8 +5,11 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
+	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -289,3 +292,67 @@ func processRunning(pid int) bool {
 
 // serverProcesses lists live processes whose command line mentions dir.
 func serverProcesses(dir string) []string { return pgtest.ProcessesUnder(dir) }
+
+// TestServerSurvivesRetiredThreads retires many OS threads of this process
+// (goroutines that end while locked to their thread, as pinned bench
+// threads may) after a server was started with its parent-death signal:
+// Linux sends that signal when the forking thread ends, so the server must
+// have been started from a thread that cannot be retired before it exits.
+func TestServerSurvivesRetiredThreads(t *testing.T) {
+	b := pgtest.Binaries(t, pgtest.DefaultVersion())
+	inst, err := startOffMainThread(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer inst.Destroy(context.Background())
+	pid := inst.PID()
+	for round := 0; round < 20; round++ {
+		var wg sync.WaitGroup
+		for k := 0; k < 2*runtime.NumCPU()+4; k++ {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				runtime.LockOSThread()
+				time.Sleep(time.Millisecond)
+				// Ends locked: the runtime terminates this thread.
+			}()
+		}
+		wg.Wait()
+	}
+	time.Sleep(200 * time.Millisecond)
+	if !processRunning(pid) {
+		t.Fatalf("postmaster %d was stopped when threads of this process ended; server log:\n%s", pid, inst.LogTail(10))
+	}
+	conn := pgtest.Connect(t, inst.DSN())
+	if got := pgtest.QueryString(t, conn, "SELECT 'alive'"); got != "alive" {
+		t.Fatalf("server answered %q", got)
+	}
+}
+
+// startOffMainThread calls pgserver.Start from a thread other than the
+// process's main one (which the runtime never retires), then hands that
+// thread back to the runtime's pool, where the next goroutine to lock and
+// end may take it.
+func startOffMainThread(b *pgserver.Binaries) (*pgserver.Instance, error) {
+	type result struct {
+		inst *pgserver.Instance
+		err  error
+	}
+	res := make(chan result, 1)
+	var try func()
+	try = func() {
+		runtime.LockOSThread()
+		if syscall.Gettid() == syscall.Getpid() {
+			go try() // started while this goroutine holds the main thread
+			time.Sleep(10 * time.Millisecond)
+			runtime.UnlockOSThread()
+			return
+		}
+		inst, err := pgserver.Start(context.Background(), pgserver.Options{Binaries: b})
+		runtime.UnlockOSThread()
+		res <- result{inst, err}
+	}
+	go try()
+	r := <-res
+	return r.inst, r.err
+}
