@@ -300,7 +300,7 @@ func TestFaultKillServerDuringInit(t *testing.T) {
 	if code != 1 {
 		t.Errorf("exit code %d, want 1; stderr:\n%s", code, stderr)
 	}
-	if !regexp.MustCompile(`pglab: error: .*(terminating connection due to unexpected postmaster exit|server closed the connection unexpectedly|connection|EOF)`).MatchString(stderr) {
+	if !regexp.MustCompile(`pglab: error: .*(terminating connection due to unexpected postmaster exit|postmaster exited|server closed the connection unexpectedly|connection|EOF)`).MatchString(stderr) {
 		t.Errorf("no error line naming the lost server; stderr:\n%s", stderr)
 	}
 	assertOneErrorLine(t, stderr)
