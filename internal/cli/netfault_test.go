@@ -246,7 +246,9 @@ func TestNetworkStopsAnswering(t *testing.T) {
 		store := filepath.Join(t.TempDir(), "r.db")
 		p := l.startPglab(t, e.vars(), "study", "commit", "--param", "updates=20000", "--param", "rows=3000",
 			"--target", "far="+l.dsnVia(dsn, timeouts), "--store", store)
-		waitForMeasurements(t, store, 5, 90*time.Second)
+		// Generous: on a loaded machine the first repetition through the
+		// relay has taken close to 90 s.
+		waitForMeasurements(t, store, 5, 180*time.Second)
 		l.cut()
 		code, took := p.exit(60 * time.Second)
 		t.Logf("study: exit %d %v after the link went down", code, took)
