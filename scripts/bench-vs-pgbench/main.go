@@ -81,7 +81,8 @@ func run() error {
 	if err != nil {
 		return fmt.Errorf("pglab pg start: %v", err)
 	}
-	defer exec.Command(pglab, "pg", "stop", name).Run()
+	// The instance is the script's own: stopped and its data removed at the end.
+	defer exec.Command(pglab, "pg", "stop", "--remove", name).Run()
 	dsn := strings.TrimSpace(string(out))
 	fmt.Printf("server: PostgreSQL %s (managed instance %s)\n", *version, name)
 	if load, err := os.ReadFile("/proc/loadavg"); err == nil {
