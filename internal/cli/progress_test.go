@@ -71,7 +71,7 @@ func TestProgressBarsOnTerminal(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("pg install %s: exit %d:\n%s", v, code, out)
 	}
-	if !regexp.MustCompile(`install: PostgreSQL ` + v + `: installed`).MatchString(out) ||
+	if !regexp.MustCompile(`install: PostgreSQL `+v+`: installed`).MatchString(out) ||
 		!strings.Contains(out, "(3/3") {
 		t.Errorf("pg install drew no finished install bar:\n%q", out)
 	}
