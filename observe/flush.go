@@ -67,3 +67,71 @@ func sleep(ctx context.Context, d time.Duration) error {
 		return ctx.Err()
 	}
 }
+
+// Sessions returns the process IDs of the server's sessions (every row of
+// pg_stat_activity: client backends, parallel workers, background
+// processes) other than q's own: what [SettleSessions] compares with after
+// a step.
+func Sessions(ctx context.Context, q Querier) (map[int32]bool, error) {
+	rows, err := q.Query(ctx, "SELECT pid FROM pg_catalog.pg_stat_activity WHERE pid <> pg_catalog.pg_backend_pid()")
+	if err != nil {
+		return nil, fmt.Errorf("list sessions: %w", err)
+	}
+	pids := map[int32]bool{}
+	for rows.Next() {
+		var pid int32
+		if err := rows.Scan(&pid); err != nil {
+			rows.Close()
+			return nil, fmt.Errorf("list sessions: %w", err)
+		}
+		pids[pid] = true
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("list sessions: %w", err)
+	}
+	return pids, nil
+}
+
+// settlePoll is how often SettleSessions looks at pg_stat_activity.
+const settlePoll = 10 * time.Millisecond
+
+// SettleSessions is Settle for work done on connections that have been
+// closed: on 15+ it returns as soon as every session that was not in
+// before (see [Sessions]) has left pg_stat_activity, since a backend
+// writes its statistics to shared memory before it gives up its
+// pg_stat_activity entry; at most SettleTime, the wait of Settle, when
+// some session stays (a connection of another program, a new autovacuum
+// worker). On 13 and 14 (statistics collector) it is Settle.
+func SettleSessions(ctx context.Context, q Querier, before map[int32]bool) error {
+	major, err := majorVersion(ctx, q)
+	if err != nil {
+		return fmt.Errorf("flush statistics: %w", err)
+	}
+	if major < 15 || before == nil {
+		return Settle(ctx)
+	}
+	deadline := time.Now().Add(SettleTime)
+	for {
+		now, err := Sessions(ctx, q)
+		if err != nil {
+			return fmt.Errorf("flush statistics: %w", err)
+		}
+		left := false
+		for pid := range now {
+			if !before[pid] {
+				left = true
+				break
+			}
+		}
+		if !left {
+			return nil
+		}
+		if time.Now().After(deadline) {
+			return nil
+		}
+		if err := sleep(ctx, settlePoll); err != nil {
+			return fmt.Errorf("flush statistics: %w", err)
+		}
+	}
+}

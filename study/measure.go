@@ -65,6 +65,13 @@ func (s *Session) MeasureStep(ctx context.Context, name string, work *pgx.Conn, 
 	if err != nil {
 		return nil, fmt.Errorf("read server counters: %w", err)
 	}
+	var sessions map[int32]bool
+	if work == nil {
+		// fn's own connections: closed when it returns, and waited for.
+		if sessions, err = observe.Sessions(ctx, obs); err != nil {
+			return nil, err
+		}
+	}
 	sctx, stopSampling := context.WithCancel(ctx)
 	defer stopSampling()
 	var osSampler *observe.OSSampler
@@ -93,7 +100,7 @@ func (s *Session) MeasureStep(ctx context.Context, name string, work *pgx.Conn, 
 	if work != nil {
 		err = observe.Flush(ctx, work)
 	} else {
-		err = observe.Settle(ctx)
+		err = observe.SettleSessions(ctx, obs, sessions)
 	}
 	if err != nil {
 		return step, err // observe's errors say "flush statistics: …"
