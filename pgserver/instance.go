@@ -62,6 +62,10 @@ type Instance struct {
 	password string
 	port     int
 	settings []Setting
+	// holding keeps progress lines in held instead of printing them
+	// (Start, until the settings are validated).
+	holding bool
+	held    []string
 
 	mu      sync.Mutex
 	cmd     *exec.Cmd     // set while we are the server's parent
@@ -142,12 +146,20 @@ func Start(ctx context.Context, opts Options) (_ *Instance, err error) {
 			}
 		}
 	}()
+	// The initdb line is held back until the settings are known to be
+	// good: a bad --set is then the only line a user sees.
+	inst.holding = true
 	if err := inst.initdb(ctx); err != nil {
 		return nil, err
 	}
 	if err := validateSettings(ctx, opts.Binaries, inst.dataDir(), su, inst.settings); err != nil {
 		return nil, err
 	}
+	inst.holding = false
+	for _, line := range inst.held {
+		inst.say("%s", line)
+	}
+	inst.held = nil
 	if err := inst.start(ctx); err != nil {
 		return nil, err
 	}
@@ -161,6 +173,10 @@ func Start(ctx context.Context, opts Options) (_ *Instance, err error) {
 }
 
 func (i *Instance) say(format string, args ...any) {
+	if i.holding {
+		i.held = append(i.held, fmt.Sprintf(format, args...))
+		return
+	}
 	if i.opts.Progress != nil {
 		i.opts.Progress(fmt.Sprintf(format, args...))
 	}

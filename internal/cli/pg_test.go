@@ -57,8 +57,13 @@ func TestPgStartBadInput(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(strings.Join(c.args, " "), func(t *testing.T) {
-			r := run(t, append([]string{"--quiet"}, c.args...)...)
+			// Without --quiet: the error is the only line, no progress
+			// line of an initdb that went before it.
+			r := run(t, c.args...)
 			assertOneLineError(t, r, c.want)
+			if n := strings.Count(strings.TrimRight(r.stderr, "\n"), "\n") + 1; n != 1 {
+				t.Errorf("%d lines on stderr, want 1:\n%s", n, r.stderr)
+			}
 		})
 	}
 	if left := postgresProcessesUnder(os.Getenv("XDG_STATE_HOME")); len(left) > 0 {
