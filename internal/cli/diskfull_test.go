@@ -150,12 +150,7 @@ func TestStoreDiskFullAndReadOnly(t *testing.T) {
 		r := run(t, append(args, "--store", store)...)
 		t.Logf("exit %d: %s", r.code, r.stderr)
 		assertOneLineError(t, r, "")
-		if !strings.Contains(strings.ReplaceAll(r.stderr, store, "STORE"), "is full") {
-			t.Errorf("the error does not say the disk is full: %s", r.stderr)
-		}
-		if left := postgresProcessesUnder(tmp); len(left) > 0 {
-			t.Errorf("servers left running: %v", left)
-		}
+		assertStoreRefusal(t, r, store, "is full", "the disk is full", tmp)
 		os.Remove(filepath.Join(dir, "filler"))
 		assertSeedIntact(t, store, id)
 	})
@@ -176,14 +171,9 @@ func TestStoreDiskFullAndReadOnly(t *testing.T) {
 		if r.code != 1 {
 			t.Errorf("exit code %d, want 1", r.code)
 		}
-		if !strings.Contains(strings.ReplaceAll(r.stderr, store, "STORE"), "is full") {
-			t.Errorf("the error does not say the disk is full: %s", r.stderr)
-		}
+		assertStoreRefusal(t, r, store, "is full", "the disk is full", tmp)
 		if strings.Contains(r.stderr, "goroutine ") || strings.Contains(r.stderr, "panic") {
 			t.Errorf("stack trace: %s", r.stderr)
-		}
-		if left := postgresProcessesUnder(tmp); len(left) > 0 {
-			t.Errorf("servers left running: %v", left)
 		}
 		os.Remove(filepath.Join(dir, "filler"))
 		assertSeedIntact(t, store, id)
@@ -202,16 +192,24 @@ func TestStoreDiskFullAndReadOnly(t *testing.T) {
 		r := run(t, append(args, "--store", store)...)
 		t.Logf("exit %d: %s", r.code, r.stderr)
 		assertOneLineError(t, r, "")
-		if !strings.Contains(strings.ReplaceAll(r.stderr, store, "STORE"), "is read-only") {
-			t.Errorf("the error does not say the store is read-only: %s", r.stderr)
-		}
-		if left := postgresProcessesUnder(tmp); len(left) > 0 {
-			t.Errorf("servers left running: %v", left)
-		}
+		assertStoreRefusal(t, r, store, "is read-only", "the store is read-only", tmp)
 		assertSeedIntact(t, store, id)
 		// Reading still works on the read-only filesystem.
 		if r := run(t, "runs", "--store", store); r.code != 0 || !strings.Contains(r.stdout, id) {
 			t.Errorf("pglab runs on the read-only store: exit %d: %s%s", r.code, r.stdout, r.stderr)
 		}
 	})
+}
+
+// assertStoreRefusal checks that pglab's error says what is wrong with the
+// store (phrase, "the error does not say <what>") and that no server it
+// started under tmp is left running.
+func assertStoreRefusal(t *testing.T, r result, store, phrase, what, tmp string) {
+	t.Helper()
+	if !strings.Contains(strings.ReplaceAll(r.stderr, store, "STORE"), phrase) {
+		t.Errorf("the error does not say %s: %s", what, r.stderr)
+	}
+	if left := postgresProcessesUnder(tmp); len(left) > 0 {
+		t.Errorf("servers left running: %v", left)
+	}
 }

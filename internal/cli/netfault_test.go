@@ -211,34 +211,14 @@ func TestNetworkStopsAnswering(t *testing.T) {
 		p := l.startPglab(t, e.vars(), "bench", "-T", "300", "-c", "4", "-j", "2", "-P", "1", l.dsnVia(dsn, timeouts))
 		p.waitStderr(`progress: 1\.0 s`, 30*time.Second)
 		l.cut()
-		code, took := p.exit(30 * time.Second)
-		t.Logf("bench: exit %d %v after the link went down", code, took)
-		stderr := p.stderr.String()
-		t.Logf("stderr:\n%s", stderr)
-		if code != 2 {
-			t.Errorf("exit code %d, want 2 (aborted clients); stderr:\n%s", code, stderr)
-		}
-		if !strings.Contains(stderr, "timed out") {
-			t.Errorf("no message names the timeout; stderr:\n%s", stderr)
-		}
-		assertOneErrorLine(t, stderr)
+		assertTimedOut(t, p, "bench", 30*time.Second, 2, "aborted clients")
 	})
 
 	t.Run("connect", func(t *testing.T) {
 		l := newNetLab(t, u.Host)
 		l.cut()
 		p := l.startPglab(t, e.vars(), "bench", "-t", "1", l.dsnVia(dsn, timeouts))
-		code, took := p.exit(30 * time.Second)
-		t.Logf("connect: exit %d %v", code, took)
-		stderr := p.stderr.String()
-		t.Logf("stderr:\n%s", stderr)
-		if code != 1 {
-			t.Errorf("exit code %d, want 1; stderr:\n%s", code, stderr)
-		}
-		if !strings.Contains(stderr, "timed out") {
-			t.Errorf("no message names the timeout; stderr:\n%s", stderr)
-		}
-		assertOneErrorLine(t, stderr)
+		assertTimedOut(t, p, "connect", 30*time.Second, 1, "")
 	})
 
 	t.Run("study", func(t *testing.T) {
@@ -250,20 +230,31 @@ func TestNetworkStopsAnswering(t *testing.T) {
 		// relay has taken close to 90 s.
 		waitForMeasurements(t, store, 5, 180*time.Second)
 		l.cut()
-		code, took := p.exit(60 * time.Second)
-		t.Logf("study: exit %d %v after the link went down", code, took)
-		stderr := p.stderr.String()
-		t.Logf("stderr:\n%s", stderr)
-		if code != 1 {
-			t.Errorf("exit code %d, want 1; stderr:\n%s", code, stderr)
-		}
-		if !strings.Contains(stderr, "timed out") {
-			t.Errorf("no message names the timeout; stderr:\n%s", stderr)
-		}
-		assertOneErrorLine(t, stderr)
+		assertTimedOut(t, p, "study", 60*time.Second, 1, "")
 		rec, ms := storedRun(t, store)
 		if rec.Status != results.StatusFailed || len(ms) < 5 {
 			t.Errorf("stored run %s with %d measurements, want failed with those made before", rec.Status, len(ms))
 		}
 	})
+}
+
+// assertTimedOut waits for pglab to exit after the link went down and
+// checks the exit code (why says what it means), that a message names the
+// timeout, and that there is one error line.
+func assertTimedOut(t *testing.T, p *proc, what string, limit time.Duration, want int, why string) {
+	t.Helper()
+	code, took := p.exit(limit)
+	t.Logf("%s: exit %d %v after the link went down", what, code, took)
+	stderr := p.stderr.String()
+	t.Logf("stderr:\n%s", stderr)
+	if code != want {
+		if why != "" {
+			why = " (" + why + ")"
+		}
+		t.Errorf("exit code %d, want %d%s; stderr:\n%s", code, want, why, stderr)
+	}
+	if !strings.Contains(stderr, "timed out") {
+		t.Errorf("no message names the timeout; stderr:\n%s", stderr)
+	}
+	assertOneErrorLine(t, stderr)
 }
