@@ -70,29 +70,8 @@ func scanRun(sc interface{ Scan(...any) error }) (RunRecord, error) {
 
 // Runs returns the runs that match f, newest first.
 func (s *Store) Runs(ctx context.Context, f RunFilter) ([]RunRecord, error) {
-	var where []string
-	var args []any
-	if f.Kind != "" {
-		where, args = append(where, "kind = ?"), append(args, string(f.Kind))
-	}
-	if f.Status != "" {
-		where, args = append(where, "status = ?"), append(args, string(f.Status))
-	}
-	if !f.Since.IsZero() {
-		where, args = append(where, "started_at >= ?"), append(args, s.timeArg(f.Since))
-	}
-	if !f.Before.IsZero() {
-		where, args = append(where, "started_at < ?"), append(args, s.timeArg(f.Before))
-	}
-	q := `SELECT ` + runColumns + ` FROM runs`
-	if len(where) > 0 {
-		q += ` WHERE ` + strings.Join(where, " AND ")
-	}
-	q += ` ORDER BY started_at DESC, id DESC`
-	if f.Limit > 0 {
-		q += fmt.Sprintf(` LIMIT %d`, f.Limit)
-	}
-	rows, err := s.db.QueryContext(ctx, s.rebind(q), args...)
+	sel, args := f.query(s, runColumns)
+	rows, err := s.db.QueryContext(ctx, s.rebind(sel), args...)
 	if err != nil {
 		return nil, s.wrap("list runs", err)
 	}
@@ -109,6 +88,34 @@ func (s *Store) Runs(ctx context.Context, f RunFilter) ([]RunRecord, error) {
 		return nil, s.wrap("list runs", err)
 	}
 	return out, nil
+}
+
+// query returns the SELECT of columns from runs that f selects, newest
+// first, and its arguments.
+func (f RunFilter) query(s *Store, columns string) (string, []any) {
+	var where []string
+	var args []any
+	if f.Kind != "" {
+		where, args = append(where, "kind = ?"), append(args, string(f.Kind))
+	}
+	if f.Status != "" {
+		where, args = append(where, "status = ?"), append(args, string(f.Status))
+	}
+	if !f.Since.IsZero() {
+		where, args = append(where, "started_at >= ?"), append(args, s.timeArg(f.Since))
+	}
+	if !f.Before.IsZero() {
+		where, args = append(where, "started_at < ?"), append(args, s.timeArg(f.Before))
+	}
+	q := `SELECT ` + columns + ` FROM runs`
+	if len(where) > 0 {
+		q += ` WHERE ` + strings.Join(where, " AND ")
+	}
+	q += ` ORDER BY started_at DESC, id DESC`
+	if f.Limit > 0 {
+		q += fmt.Sprintf(` LIMIT %d`, f.Limit)
+	}
+	return q, args
 }
 
 // Run returns one run. ref is a run ID, an unambiguous prefix of one (as

@@ -101,7 +101,10 @@ func Open(ctx context.Context, location string) (*Store, error) {
 }
 
 // OpenReadOnly opens an existing results store for reading only: it creates
-// nothing, migrates nothing, and every write fails with [ErrReadOnly]. A
+// nothing, migrates nothing, and every write fails with [ErrReadOnly]. An
+// SQLite file is opened with mode=ro and PRAGMA query_only; a PostgreSQL
+// store's sessions have default_transaction_read_only on. Any number of
+// readers can share a store with one pglab writing to it. A
 // store whose schema is older than this pglab's must first be opened once
 // with [Open]. An SQLite file in a directory the user cannot write (where
 // SQLite cannot create the WAL index that readers share) is read as an
@@ -182,6 +185,10 @@ func openSQLite(location string, readOnly, immutable bool, pragmas []string) (*S
 		q.Add("_pragma", p)
 	}
 	if readOnly {
+		// mode=ro opens the file read-only; query_only makes the
+		// connection refuse every write even to what mode=ro would let
+		// SQLite touch.
+		q.Add("_pragma", "query_only(1)")
 		q.Set("mode", "ro")
 		if immutable {
 			q.Set("immutable", "1")
@@ -297,6 +304,12 @@ func (s *Store) Close() error {
 // absolute path, or the PostgreSQL connection string with its password
 // redacted.
 func (s *Store) Location() string { return s.location }
+
+// ReadOnly reports whether the store was opened with [OpenReadOnly]: every
+// connection to it then refuses writes (SQLite mode=ro and query_only; on
+// PostgreSQL, default_transaction_read_only, so that each statement runs
+// in a read-only transaction).
+func (s *Store) ReadOnly() bool { return s.readOnly }
 
 // IsPostgres reports whether the store is a PostgreSQL database.
 func (s *Store) IsPostgres() bool { return s.dialect == dialectPostgres }
