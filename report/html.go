@@ -28,6 +28,26 @@ func WriteHTML(w io.Writer, d *Dataset) error {
 	return bw.Flush()
 }
 
+// WriteHTMLFragment writes what WriteHTML puts inside the page's <main>
+// element — the same title, sections, tables and charts — without the
+// page around it, for a page that embeds the report (pglab serve's run
+// and comparison pages) and styles it with HTMLStyle.
+func WriteHTMLFragment(w io.Writer, d *Dataset) error {
+	v, err := buildView(d)
+	if err != nil {
+		return err
+	}
+	bw := bufio.NewWriter(w)
+	if err := pageTemplate.ExecuteTemplate(bw, "content", v); err != nil {
+		return err
+	}
+	return bw.Flush()
+}
+
+// HTMLStyle returns the style sheet of WriteHTML's page, for pages that
+// embed WriteHTMLFragment.
+func HTMLStyle() string { return pageCSS }
+
 // htmlChart is a chart ready for the page.
 type htmlChart struct {
 	Title string
@@ -84,6 +104,7 @@ func anchorName(s string) string {
 }
 
 var pageTemplate = template.Must(template.New("page").Funcs(template.FuncMap{
+	"css":   func() template.CSS { return template.CSS(pageCSS) },
 	"marks": func(m []int) string { return marksText(m) },
 	"sup":   superscript,
 	"inc":   func(i int) int { return i + 1 },
@@ -115,53 +136,14 @@ const pageHTML = `<!DOCTYPE html>
 <meta name="generator" content="pglab">
 <title>{{.Title}}</title>
 <style>
-:root { --fg: #1b1b1b; --muted: #5b5b5b; --line: #d9d9d9; --head: #f3f4f6; --better: #0b6b2e; --worse: #b3261e; }
-* { box-sizing: border-box; }
-body { margin: 0; color: var(--fg); background: #fff; font: 16px/1.5 system-ui, -apple-system, "Segoe UI", Roboto, "Helvetica Neue", Arial, sans-serif; }
-main { max-width: 68rem; margin: 0 auto; padding: 1rem; }
-h1 { font-size: 1.5rem; line-height: 1.25; margin: .5rem 0; overflow-wrap: anywhere; }
-h2 { font-size: 1.25rem; margin: 2rem 0 .5rem; padding-top: .5rem; border-top: 2px solid var(--line); }
-h3 { font-size: 1.05rem; margin: 1.25rem 0 .4rem; }
-p, li { max-width: 48rem; }
-.sub, .about { color: var(--muted); }
-nav ul { display: flex; flex-wrap: wrap; gap: .25rem 1rem; list-style: none; padding: 0; margin: .25rem 0; }
-.scroll { overflow-x: auto; -webkit-overflow-scrolling: touch; margin: .25rem 0 .75rem; border: 1px solid var(--line); border-radius: 4px; }
-table { border-collapse: collapse; font-size: .9rem; min-width: 100%; }
-th, td { padding: .35rem .6rem; border-bottom: 1px solid var(--line); text-align: left; vertical-align: top; }
-th { background: var(--head); font-weight: 600; white-space: nowrap; }
-td.num { white-space: nowrap; font-variant-numeric: tabular-nums; }
-td.label { white-space: nowrap; }
-tbody tr:last-child td { border-bottom: 0; }
-td.better { color: var(--better); font-weight: 600; }
-td.worse { color: var(--worse); font-weight: 600; }
-td.changed { font-weight: 600; }
-td.ns, td.same { color: var(--muted); }
-td.differs { background: #fff4e5; font-weight: 600; }
-td.outcome { min-width: 12rem; }
-sup, .mark { font-size: .75em; color: var(--muted); }
-.charts { display: grid; grid-template-columns: repeat(auto-fill, minmax(min(100%, 24rem), 1fr)); gap: 1rem; margin: .5rem 0 1rem; }
-figure.chart { margin: 0; padding: .5rem; border: 1px solid var(--line); border-radius: 4px; }
-figure.chart figcaption { font-weight: 600; margin-bottom: .25rem; }
-figure.chart svg { display: block; width: 100%; max-width: 32rem; height: auto; }
-.foot, .notes { font-size: .9rem; }
-.foot { list-style: none; padding-left: 0; }
-code { font-size: .9em; overflow-wrap: anywhere; }
-details > summary { cursor: pointer; font-weight: 600; margin: 1rem 0 .4rem; }
-dl.facts { display: grid; grid-template-columns: max-content 1fr; gap: .2rem 1rem; margin: .5rem 0; }
-dl.facts dt { font-weight: 600; }
-dl.facts dd { margin: 0; overflow-wrap: anywhere; }
-@media (max-width: 40rem) {
-  body { font-size: 15px; }
-  main { padding: .6rem; }
-  dl.facts { grid-template-columns: 1fr; }
-  dl.facts dd { margin-bottom: .4rem; }
-}
-@media print { .scroll { overflow: visible; border: 0; } details { display: block; } }
-</style>
+{{css}}</style>
 </head>
 <body>
 <main>
-<h1>{{.Title}}</h1>
+{{template "content" .}}</main>
+</body>
+</html>
+{{define "content"}}<h1>{{.Title}}</h1>
 <p class="sub">{{.Subtitle}}</p>
 {{if gt (len .Studies) 1}}<nav aria-label="Studies"><ul>{{range .Studies}}<li><a href="#{{.Anchor}}">{{.Name}}</a></li>{{end}}</ul></nav>{{end}}
 
@@ -229,7 +211,49 @@ dl.facts dd { margin: 0; overflow-wrap: anywhere; }
 <h2>How to read this</h2>
 <ul>{{range .HowToRead}}<li>{{.}}</li>{{end}}</ul>
 </section>
-</main>
-</body>
-</html>
+{{end}}`
+
+// pageCSS is the style sheet of the report's page.
+const pageCSS = `:root { --fg: #1b1b1b; --muted: #5b5b5b; --line: #d9d9d9; --head: #f3f4f6; --better: #0b6b2e; --worse: #b3261e; }
+* { box-sizing: border-box; }
+body { margin: 0; color: var(--fg); background: #fff; font: 16px/1.5 system-ui, -apple-system, "Segoe UI", Roboto, "Helvetica Neue", Arial, sans-serif; }
+main { max-width: 68rem; margin: 0 auto; padding: 1rem; }
+h1 { font-size: 1.5rem; line-height: 1.25; margin: .5rem 0; overflow-wrap: anywhere; }
+h2 { font-size: 1.25rem; margin: 2rem 0 .5rem; padding-top: .5rem; border-top: 2px solid var(--line); }
+h3 { font-size: 1.05rem; margin: 1.25rem 0 .4rem; }
+p, li { max-width: 48rem; }
+.sub, .about { color: var(--muted); }
+nav ul { display: flex; flex-wrap: wrap; gap: .25rem 1rem; list-style: none; padding: 0; margin: .25rem 0; }
+.scroll { overflow-x: auto; -webkit-overflow-scrolling: touch; margin: .25rem 0 .75rem; border: 1px solid var(--line); border-radius: 4px; }
+table { border-collapse: collapse; font-size: .9rem; min-width: 100%; }
+th, td { padding: .35rem .6rem; border-bottom: 1px solid var(--line); text-align: left; vertical-align: top; }
+th { background: var(--head); font-weight: 600; white-space: nowrap; }
+td.num { white-space: nowrap; font-variant-numeric: tabular-nums; }
+td.label { white-space: nowrap; }
+tbody tr:last-child td { border-bottom: 0; }
+td.better { color: var(--better); font-weight: 600; }
+td.worse { color: var(--worse); font-weight: 600; }
+td.changed { font-weight: 600; }
+td.ns, td.same { color: var(--muted); }
+td.differs { background: #fff4e5; font-weight: 600; }
+td.outcome { min-width: 12rem; }
+sup, .mark { font-size: .75em; color: var(--muted); }
+.charts { display: grid; grid-template-columns: repeat(auto-fill, minmax(min(100%, 24rem), 1fr)); gap: 1rem; margin: .5rem 0 1rem; }
+figure.chart { margin: 0; padding: .5rem; border: 1px solid var(--line); border-radius: 4px; }
+figure.chart figcaption { font-weight: 600; margin-bottom: .25rem; }
+figure.chart svg { display: block; width: 100%; max-width: 32rem; height: auto; }
+.foot, .notes { font-size: .9rem; }
+.foot { list-style: none; padding-left: 0; }
+code { font-size: .9em; overflow-wrap: anywhere; }
+details > summary { cursor: pointer; font-weight: 600; margin: 1rem 0 .4rem; }
+dl.facts { display: grid; grid-template-columns: max-content 1fr; gap: .2rem 1rem; margin: .5rem 0; }
+dl.facts dt { font-weight: 600; }
+dl.facts dd { margin: 0; overflow-wrap: anywhere; }
+@media (max-width: 40rem) {
+  body { font-size: 15px; }
+  main { padding: .6rem; }
+  dl.facts { grid-template-columns: 1fr; }
+  dl.facts dd { margin-bottom: .4rem; }
+}
+@media print { .scroll { overflow: visible; border: 0; } details { display: block; } }
 `
