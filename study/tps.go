@@ -9,10 +9,12 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/HdrHistogram/hdrhistogram-go"
 	"github.com/pglab/pglab/bench"
 	"github.com/pglab/pglab/bench/initdata"
 	"github.com/pglab/pglab/bench/script"
 	"github.com/pglab/pglab/pgserver"
+	"github.com/pglab/pglab/results"
 )
 
 // tpsStudy is seeds 000 §3 and 003: pgbench's workload over a list of
@@ -178,7 +180,16 @@ func tpsRun(ctx context.Context, s *Session, clients int) error {
 		}
 	}
 	if data, err := json.Marshal(res.Progress); err == nil {
-		if err := s.Artefact(ctx, "progress", "application/json", data); err != nil {
+		if err := s.Artefact(ctx, results.ProgressArtefact, "application/json", data); err != nil {
+			return err
+		}
+	}
+	if res.Histogram != nil && res.Histogram.TotalCount() > 0 {
+		data, err := res.Histogram.Encode(hdrhistogram.V2CompressedEncodingCookieBase)
+		if err != nil {
+			return fmt.Errorf("encode the latency histogram: %w", err)
+		}
+		if err := s.Artefact(ctx, results.LatencyHistogramArtefact, results.HDRHistogramType, data); err != nil {
 			return err
 		}
 	}
