@@ -147,6 +147,79 @@ type Config struct {
 	NoPin bool
 	// LogPID is the process id in log file names; 0 means os.Getpid().
 	LogPID int
+	// OnInterval, if set, is called (from one goroutine) with every
+	// progress interval's figures (-P), histogram included.
+	OnInterval func(Interval)
+
+	// Part places this process's clients and threads in a run spread over
+	// several processes (a coordinated run's worker); the zero value is the
+	// whole run.
+	Part Part
+}
+
+// Part places the clients and threads of one process within a run spread
+// over several: its clients are numbers FirstClient... of TotalClients
+// (their ids and :client_id), its threads numbers FirstThread... of
+// TotalThreads, so that the clients' and threads' random streams are those
+// of one process running the whole run. Rate and Clients of the Config are
+// the part's own.
+type Part struct {
+	FirstClient  int `json:"first_client"`
+	TotalClients int `json:"total_clients"`
+	FirstThread  int `json:"first_thread"`
+	TotalThreads int `json:"total_threads"`
+}
+
+// whole returns p, or for the zero Part the whole run of clients and
+// threads.
+func (p Part) whole(clients, threads int) Part {
+	if p.TotalClients == 0 {
+		return Part{TotalClients: clients, TotalThreads: threads}
+	}
+	return p
+}
+
+func (p Part) check(clients, threads int) error {
+	if p.TotalClients == 0 {
+		return nil
+	}
+	if p.FirstClient < 0 || p.FirstClient+clients > p.TotalClients || p.FirstThread < 0 || p.FirstThread+threads > p.TotalThreads {
+		return fmt.Errorf("part of clients %d..%d of %d and threads %d..%d of %d is out of range",
+			p.FirstClient, p.FirstClient+clients-1, p.TotalClients, p.FirstThread, p.FirstThread+threads-1, p.TotalThreads)
+	}
+	return nil
+}
+
+// normalize fills what Run defaults: at least one client and thread,
+// writers, the log prefix, the scale, the tpcb-like script and ten
+// transactions per client when neither -t nor -T is set.
+func (c *Config) normalize() {
+	if c.Clients < 1 {
+		c.Clients = 1
+	}
+	if c.Threads < 1 {
+		c.Threads = 1
+	}
+	if c.Stderr == nil {
+		c.Stderr = io.Discard
+	}
+	if c.Stdout == nil {
+		c.Stdout = io.Discard
+	}
+	if c.LogPrefix == "" {
+		c.LogPrefix = "pgbench_log"
+	}
+	if c.Scale < 1 {
+		c.Scale = 1
+	}
+	if len(c.Scripts) == 0 {
+		c.Scripts = DefaultConfig().Scripts
+	}
+	if c.Duration > 0 {
+		c.Transactions = 0
+	} else if c.Transactions <= 0 {
+		c.Transactions = 10
+	}
 }
 
 // DefaultConfig returns pgbench's defaults: one client, one thread, ten

@@ -2,7 +2,9 @@ package bench
 
 import (
 	"fmt"
+	"io"
 	"math"
+	"sync"
 
 	"github.com/HdrHistogram/hdrhistogram-go"
 )
@@ -34,8 +36,8 @@ func (t *thread) publishTick(now int64) {
 	}
 }
 
-// reportProgress merges the threads' interval figures and prints one
-// progress line per tick, as pgbench's printProgressReport.
+// reportProgress merges the threads' interval figures into one Interval
+// per tick, prints its progress line and hands it to Config.OnInterval.
 func (r *runner) reportProgress(res *Result, done chan struct{}) {
 	defer close(done)
 	type pendingTick struct {
@@ -44,9 +46,10 @@ func (r *runner) reportProgress(res *Result, done chan struct{}) {
 		stats statsData
 		hist  *hdrhistogram.Histogram
 	}
+	printer := NewProgressPrinter(r.cfg, res)
+	printer.write = r.writeStderr // under the lock of the clients' messages
 	ticks := map[int]*pendingTick{}
 	finished := 0
-	lastReport := r.startTime
 	next := 1
 	emit := func() {
 		for {
@@ -55,8 +58,11 @@ func (r *runner) reportProgress(res *Result, done chan struct{}) {
 				return
 			}
 			delete(ticks, next)
-			r.printTick(res, p.stats, p.hist, p.now, lastReport)
-			lastReport = p.now
+			iv := Interval{No: next, ElapsedUS: p.now - r.startTime, EpochUS: p.now + r.epochShift, Stats: p.stats.export(), Hist: p.hist}
+			printer.Print(iv)
+			if r.cfg.OnInterval != nil {
+				r.cfg.OnInterval(iv)
+			}
 			next++
 		}
 	}
@@ -80,12 +86,39 @@ func (r *runner) reportProgress(res *Result, done chan struct{}) {
 	}
 }
 
-func (r *runner) printTick(res *Result, cur statsData, hist *hdrhistogram.Histogram, now, last int64) {
-	run := float64(now - last)
+// ProgressPrinter turns a run's intervals into pgbench's progress lines
+// (printProgressReport) on the Config's Stderr, appends them to a Result's
+// Progress and calls Config.OnProgress. A coordinated run prints the
+// merged intervals of its workers with it.
+type ProgressPrinter struct {
+	cfg         Config
+	res         *Result
+	lastElapsed int64
+	write       func(string)
+}
+
+// NewProgressPrinter returns a printer for the run of cfg whose ticks go
+// to res.Progress.
+func NewProgressPrinter(cfg Config, res *Result) *ProgressPrinter {
+	cfg.normalize()
+	var mu sync.Mutex
+	w := cfg.Stderr
+	return &ProgressPrinter{cfg: cfg, res: res, write: func(s string) {
+		mu.Lock()
+		defer mu.Unlock()
+		_, _ = io.WriteString(w, s)
+	}}
+}
+
+// Print prints one interval (intervals come in order).
+func (p *ProgressPrinter) Print(iv Interval) {
+	cur := iv.Stats.internal()
+	run := float64(iv.ElapsedUS - p.lastElapsed)
+	p.lastElapsed = iv.ElapsedUS
 	cnt := cur.cnt
 	tk := ProgressTick{
-		ElapsedS: float64(now-r.startTime) / 1e6,
-		Epoch:    float64(now+r.epochShift) / 1e6,
+		ElapsedS: float64(iv.ElapsedUS) / 1e6,
+		Epoch:    float64(iv.EpochUS) / 1e6,
 		Failed:   cur.failures(),
 		Skipped:  cur.skipped,
 		Retried:  cur.retried,
@@ -105,27 +138,30 @@ func (r *runner) printTick(res *Result, cur statsData, hist *hdrhistogram.Histog
 		tk.LatencyStddevMs = 0.001 * math.Sqrt(v)
 		tk.LagMs = 0.001 * cur.lag.sum / float64(cnt)
 	}
-	fillPercentiles(hist, &tk.LatencyP50Ms, nil, &tk.LatencyP99Ms, nil, &tk.LatencyMaxMs)
-	res.Progress = append(res.Progress, tk)
-	if r.cfg.OnProgress != nil {
-		r.cfg.OnProgress(tk)
+	if iv.Hist != nil {
+		fillPercentiles(iv.Hist, &tk.LatencyP50Ms, nil, &tk.LatencyP99Ms, nil, &tk.LatencyMaxMs)
 	}
-	if r.cfg.Quiet {
+	p.res.Progress = append(p.res.Progress, tk)
+	cfg := &p.cfg
+	if cfg.OnProgress != nil {
+		cfg.OnProgress(tk)
+	}
+	if cfg.Quiet {
 		return
 	}
 	ts := fmt.Sprintf("%.1f s", tk.ElapsedS)
-	if r.cfg.ProgressTimestamp {
+	if cfg.ProgressTimestamp {
 		ts = fmt.Sprintf("%.3f s", tk.Epoch)
 	}
 	line := fmt.Sprintf("progress: %s, %.1f tps, lat %.3f ms stddev %.3f, %d failed", ts, tk.TPS, tk.LatencyAvgMs, tk.LatencyStddevMs, tk.Failed)
-	if r.throttleDelay > 0 {
+	if cfg.Rate > 0 {
 		line += fmt.Sprintf(", lag %.3f ms", tk.LagMs)
-		if r.latencyLimit > 0 {
+		if cfg.LatencyLimit.Microseconds() > 0 {
 			line += fmt.Sprintf(", %d skipped", tk.Skipped)
 		}
 	}
-	if r.maxTries != 1 {
+	if cfg.MaxTries != 1 {
 		line += fmt.Sprintf(", %d retried, %d retries", tk.Retried, tk.Retries)
 	}
-	r.writeStderr(line + "\n")
+	p.write(line + "\n")
 }

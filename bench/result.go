@@ -64,6 +64,9 @@ type Result struct {
 	// Histogram is the merged HDR histogram of successful transactions'
 	// latencies in microseconds.
 	Histogram *hdrhistogram.Histogram `json:"-"`
+	// Figures are the mergeable totals the figures above were computed
+	// from (what a coordinated run's worker sends).
+	Figures *Figures `json:"-"`
 
 	// text-report details
 	latencyMeasured  bool

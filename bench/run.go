@@ -74,6 +74,7 @@ type runner struct {
 	connect            bool
 	epochShift         int64
 	startTime          int64
+	connectedAt        int64 // when every client was connected (Start's end)
 	threads            []*thread
 	pinnedRaw          int32        // pinned raw-path threads that start together
 	started            atomic.Int32 // of those, how many have started
@@ -257,31 +258,155 @@ func isConnString(s string) bool {
 // a run with aborted clients returns a Result with Aborted set (exit 2);
 // --exit-on-abort returns *AbortError. A run cancelled through ctx returns
 // the figures of what ran until then together with ctx.Err().
+//
+// Run is Start, Go and Wait in a row; a coordinated run's worker calls
+// them itself, with the start barrier between Start and Go.
 func Run(ctx context.Context, cfg Config) (*Result, error) {
-	if cfg.Clients < 1 {
-		cfg.Clients = 1
+	s, err := Start(ctx, cfg)
+	if err != nil {
+		return nil, err
 	}
-	if cfg.Threads < 1 {
-		cfg.Threads = 1
+	s.Go()
+	return s.Wait()
+}
+
+// Session is a run between its phases: Start has prepared it (scripts,
+// setup connection, vacuum, clients and threads) and connected every
+// client; Go starts the transactions; Wait returns the figures.
+type Session struct {
+	r        *runner
+	res      *Result
+	scale    int
+	clients  []*client
+	goCh     chan struct{}
+	finished sync.WaitGroup
+	cleanup  []func()
+	// stopReporter ends the progress reporter once the threads are done
+	stopReporter func()
+	released     bool
+	connErr      error
+}
+
+// Start runs the phases of a run before its transactions: it parses the
+// scripts, opens the setup connection (version banner, scale, vacuum),
+// builds the clients and threads and connects every client. Its errors
+// are Run's setup errors; on success the caller must call Go (or Abort)
+// and then Wait.
+func Start(ctx context.Context, cfg Config) (*Session, error) {
+	r, vars0, rr, err := newRunner(ctx, cfg)
+	if err != nil {
+		return nil, err
 	}
-	if cfg.Stderr == nil {
-		cfg.Stderr = io.Discard
+	s := &Session{r: r, res: &Result{}}
+	if s.scale, err = r.setupDatabase(ctx, vars0, rr, s.res); err != nil {
+		return nil, err
 	}
-	if cfg.Stdout == nil {
-		cfg.Stdout = io.Discard
+	s.clients = r.newClients(vars0, rr)
+	if err := r.newThreads(s.clients, rr); err != nil {
+		return nil, err
 	}
-	if cfg.LogPrefix == "" {
-		cfg.LogPrefix = "pgbench_log"
+	s.connect()
+	if s.connErr != nil {
+		_, err := s.Wait()
+		return nil, err
 	}
-	if cfg.Scale < 1 {
-		cfg.Scale = 1
+	return s, nil
+}
+
+// ServerVersion is the server's version as the setup connection saw it.
+func (s *Session) ServerVersion() string { return s.res.ServerVersion }
+
+// Scale is the run's scale (read from pgbench_branches for a builtin).
+func (s *Session) Scale() int { return s.scale }
+
+// Go starts the transactions. The time since Start returned is left out
+// of the initial connection time and of a -T run's duration.
+func (s *Session) Go() {
+	if s.released {
+		return
 	}
-	if len(cfg.Scripts) == 0 {
-		cfg.Scripts = DefaultConfig().Scripts
+	s.released = true
+	r := s.r
+	if wait := nowUS() - r.connectedAt; r.connectedAt > 0 && wait > 0 {
+		r.startTime += wait
+		if r.endTime > 0 {
+			r.endTime += wait
+		}
+	}
+	if r.tickCh != nil {
+		done := make(chan struct{})
+		s.stopReporter = func() {
+			close(r.tickCh)
+			<-done
+		}
+		go r.reportProgress(s.res, done)
+	}
+	close(s.goCh)
+}
+
+// Abort ends a started session without running transactions (Wait still
+// has to be called).
+func (s *Session) Abort() {
+	s.r.stop.Store(true)
+	s.r.wakeAll()
+	s.Go()
+}
+
+// Wait waits for the end of the run and returns its figures, with Run's
+// errors.
+func (s *Session) Wait() (*Result, error) {
+	s.Go()
+	r := s.r
+	s.finished.Wait()
+	end := nowUS()
+	if s.stopReporter != nil {
+		s.stopReporter()
+	}
+	connErr := s.connErr
+	for _, t := range r.threads {
+		if t.log != nil {
+			if err := t.log.close(); err != nil && connErr == nil {
+				connErr = &SetupError{Msg: err.Error()}
+			}
+		}
+		if t.epfd >= 0 {
+			unix.Close(t.epfd)
+		}
+	}
+	for i := len(s.cleanup) - 1; i >= 0; i-- {
+		s.cleanup[i]()
+	}
+	s.cleanup = nil
+	if connErr != nil {
+		return nil, connErr
+	}
+	if r.cfg.ExitOnAbort && r.stop.Load() && r.anyAborted.Load() {
+		return nil, &AbortError{Thread: r.cfg.Part.FirstThread + int(r.abortTid.Load())}
+	}
+	res := s.res
+	if r.ctx.Err() != nil {
+		r.fillResult(res, s.scale, end)
+		return res, r.ctx.Err()
+	}
+	for _, c := range s.clients {
+		if c.state != csFinished {
+			res.Aborted = true
+		}
+	}
+	r.fillResult(res, s.scale, end)
+	return res, nil
+}
+
+// newRunner checks and completes cfg, parses its scripts and derives the
+// run's random state and connection settings.
+func newRunner(ctx context.Context, cfg Config) (*runner, *script.Variables, script.RunRandom, error) {
+	cfg.normalize()
+	if err := cfg.Part.check(cfg.Clients, min(cfg.Threads, cfg.Clients)); err != nil {
+		return nil, nil, script.RunRandom{}, &SetupError{Msg: err.Error()}
 	}
 	scripts, syms, err := ParseScripts(&cfg)
 	if err != nil {
-		return nil, err
+		return nil, nil, script.RunRandom{}, err
 	}
 	r := &runner{ctx: ctx, cfg: cfg, scripts: scripts, mode: cfg.Mode, stderr: cfg.Stderr}
 	for _, sp := range cfg.Scripts {
@@ -289,7 +414,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		r.totalWeight += int64(sp.Weight)
 	}
 	if err := script.CheckTotalWeight(r.weights); err != nil {
-		return nil, &SetupError{Msg: err.Error()}
+		return nil, nil, script.RunRandom{}, &SetupError{Msg: err.Error()}
 	}
 	n := 0
 	for _, s := range scripts {
@@ -308,11 +433,9 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	r.nxacts = cfg.Transactions
 	if cfg.Duration > 0 {
 		r.nxacts = 0
-	} else if r.nxacts <= 0 {
-		r.nxacts = 10
 	}
 	if cfg.Rate > 0 {
-		r.throttleDelay = 1e6 / cfg.Rate * float64(r.nthreads)
+		r.throttleDelay = ThrottleDelayUS(cfg.Rate, r.nthreads)
 	}
 	r.latencyLimit = cfg.LatencyLimit.Microseconds()
 	r.maxTries = uint32(max(cfg.MaxTries, 0))
@@ -329,23 +452,40 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	vars0 := script.NewVariables(syms)
 	for _, d := range cfg.Defines {
 		if err := vars0.DefineString("option", d.Name, d.Value); err != nil {
-			return nil, &SetupError{Msg: err.Error()}
+			return nil, nil, script.RunRandom{}, &SetupError{Msg: err.Error()}
 		}
 	}
-	rr := script.DeriveRunRandom(cfg.RandomSeed, r.nclients, r.nthreads, vars0.IsDefined("default_seed"))
+	p := cfg.Part.whole(r.nclients, r.nthreads)
+	rr := script.DeriveRunRandom(cfg.RandomSeed, p.TotalClients, p.TotalThreads, vars0.IsDefined("default_seed"))
+	r.cfg.Part = p
 
 	pgcfg, err := ConnConfig(cfg.ConnString, cfg.Host, cfg.Port, cfg.User, cfg.DBName)
 	if err != nil {
-		return nil, &SetupError{Msg: err.Error()}
+		return nil, nil, script.RunRandom{}, &SetupError{Msg: err.Error()}
 	}
 	r.pgcfg = pgcfg
-	res := &Result{}
+	return r, vars0, rr, nil
+}
 
-	// setup connection
-	setup, err := pgconn.ConnectConfig(ctx, pgcfg.Copy())
+// ThrottleDelayUS is the mean delay between the scheduled starts of one
+// thread's transactions under -R: the rate is shared evenly by the
+// threads, each drawing its own Poisson schedule (pgbench's throttle_delay
+// *= nthreads), so that the threads' schedules together are one Poisson
+// stream of the whole rate.
+func ThrottleDelayUS(rate float64, threads int) float64 {
+	return 1e6 / rate * float64(threads)
+}
+
+// setupDatabase is the setup connection's work: the version banner, the
+// scale and partitioning of a builtin's tables, the automatic variables and
+// pgbench's vacuum. It returns the scale.
+func (r *runner) setupDatabase(ctx context.Context, vars0 *script.Variables, rr script.RunRandom, res *Result) (int, error) {
+	cfg := &r.cfg
+	setup, err := pgconn.ConnectConfig(ctx, r.pgcfg.Copy())
 	if err != nil {
-		return nil, &SetupError{Msg: connError(err) + "\n" + Progname + ": error: could not create connection for setup"}
+		return 0, &SetupError{Msg: connError(err) + "\n" + Progname + ": error: could not create connection for setup"}
 	}
+	defer setup.Close(ctx)
 	res.ServerVersion = setup.ParameterStatus("server_version")
 	if !cfg.Quiet {
 		fmt.Fprintf(cfg.Stdout, "pgbench (%s, server %s)\n", "pglab", res.ServerVersion)
@@ -357,8 +497,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	}
 	if builtin {
 		if err := r.tableInfo(ctx, setup, &scale, res); err != nil {
-			setup.Close(ctx)
-			return nil, err
+			return 0, err
 		}
 	}
 	if !vars0.IsDefined("scale") {
@@ -370,49 +509,63 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	if !vars0.IsDefined("random_seed") {
 		_ = vars0.DefineInt("startup", "random_seed", int64(cfg.RandomSeed))
 	}
-	clientIDDefined := vars0.IsDefined("client_id")
 	if !cfg.NoVacuum {
-		if !cfg.Quiet {
-			r.writeStderr("starting vacuum...")
-		}
-		for _, q := range []string{"vacuum pgbench_branches", "vacuum pgbench_tellers", "truncate pgbench_history"} {
-			r.tryExec(ctx, setup, q)
-		}
-		if !cfg.Quiet {
-			r.writeStderr("end.\n")
-		}
+		r.vacuum(ctx, setup, "starting vacuum...", "vacuum pgbench_branches", "vacuum pgbench_tellers", "truncate pgbench_history")
 		if cfg.VacuumAll {
-			if !cfg.Quiet {
-				r.writeStderr("starting vacuum pgbench_accounts...")
-			}
-			r.tryExec(ctx, setup, "vacuum analyze pgbench_accounts")
-			if !cfg.Quiet {
-				r.writeStderr("end.\n")
-			}
+			r.vacuum(ctx, setup, "starting vacuum pgbench_accounts...", "vacuum analyze pgbench_accounts")
 		}
 	}
-	setup.Close(ctx)
+	return scale, nil
+}
 
-	// clients and threads
+// vacuum runs pgbench's pre-run maintenance statements between its notice
+// and "end.", ignoring their errors as pgbench does.
+func (r *runner) vacuum(ctx context.Context, conn *pgconn.PgConn, notice string, sqls ...string) {
+	if !r.cfg.Quiet {
+		r.writeStderr(notice)
+	}
+	for _, q := range sqls {
+		r.tryExec(ctx, conn, q)
+	}
+	if !r.cfg.Quiet {
+		r.writeStderr("end.\n")
+	}
+}
+
+// newClients builds the clients with their variables and random streams;
+// a part's clients have the ids (and :client_id) of their place in the
+// whole run.
+func (r *runner) newClients(vars0 *script.Variables, rr script.RunRandom) []*client {
+	clientIDDefined := vars0.IsDefined("client_id")
+	first := r.cfg.Part.FirstClient
 	clients := make([]*client, r.nclients)
 	for i := range clients {
 		v := vars0
 		if i > 0 {
 			v = vars0.Clone()
 		}
+		id := first + i
 		if !clientIDDefined {
-			_ = v.DefineInt("startup", "client_id", int64(i))
+			_ = v.DefineInt("startup", "client_id", int64(id))
 		}
-		c := &client{id: i, vars: v, rng: rr.Clients[i], in: make([]byte, 16<<10), out: make([]byte, 0, 1024),
+		c := &client{id: id, vars: v, rng: rr.Clients[id], in: make([]byte, 16<<10), out: make([]byte, 0, 1024),
 			pendBuf: make([]pendItem, 0, 64), lastRows: -1}
 		c.pend = c.pendBuf[:0]
 		c.env = script.Env{Vars: v, Rand: &c.rng, Debug: lockedWriter{r}}
-		c.prepared = make([][]bool, len(scripts))
-		for j, s := range scripts {
+		c.prepared = make([][]bool, len(r.scripts))
+		for j, s := range r.scripts {
 			c.prepared[j] = make([]bool, len(s.Commands))
 		}
 		clients[i] = c
 	}
+	return clients
+}
+
+// newThreads deals the clients to the -j threads as pgbench does (evenly,
+// in order) and gives each its random streams, statistics, CPU and
+// eventfd.
+func (r *runner) newThreads(clients []*client, rr script.RunRandom) error {
+	cfg := &r.cfg
 	threads := make([]*thread, r.nthreads)
 	var cpus []int
 	if !cfg.Portable && !r.connect {
@@ -423,12 +576,13 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	dealt := 0
 	for i := range threads {
 		ns := (r.nclients - dealt + r.nthreads - i - 1) / (r.nthreads - i)
+		tr := rr.Threads[cfg.Part.FirstThread+i]
 		t := &thread{id: i, r: r, clients: clients[dealt : dealt+ns], raw: !cfg.Portable, epfd: -1,
-			chooseRng: rr.Threads[i].Choose, throttleRng: rr.Threads[i].Throttle, sampleRng: rr.Threads[i].Sample,
+			chooseRng: tr.Choose, throttleRng: tr.Throttle, sampleRng: tr.Sample,
 			hist: newHist(), tickHist: newHist(), events: make([]unix.EpollEvent, max(ns, 1))}
-		t.scriptStats = make([]statsData, len(scripts))
-		t.cmdStats = make([][]cmdStats, len(scripts))
-		for j, s := range scripts {
+		t.scriptStats = make([]statsData, len(r.scripts))
+		t.cmdStats = make([][]cmdStats, len(r.scripts))
+		for j, s := range r.scripts {
 			t.cmdStats[j] = make([]cmdStats, len(s.Commands))
 		}
 		t.cpu = -1
@@ -445,22 +599,30 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 			for _, o := range threads[:i] {
 				unix.Close(o.wakefd)
 			}
-			return nil, &SetupError{Msg: fmt.Sprintf("eventfd: %v", err)}
+			return &SetupError{Msg: fmt.Sprintf("eventfd: %v", err)}
 		}
 		t.wakefd = wfd
 	}
 	r.threads = threads
-	defer func() {
+	return nil
+}
+
+// connect starts the threads, which open their clients' connections, and
+// waits until all are connected (or one failed); the threads then wait for
+// Go.
+func (s *Session) connect() {
+	r := s.r
+	threads := r.threads
+	s.cleanup = append(s.cleanup, func() {
 		for _, t := range threads {
 			unix.Close(t.wakefd)
 		}
-	}()
-
+	})
 	stopWatch := make(chan struct{})
-	defer close(stopWatch)
+	s.cleanup = append(s.cleanup, func() { close(stopWatch) })
 	go func() {
 		select {
-		case <-ctx.Done():
+		case <-r.ctx.Done():
 			r.stop.Store(true)
 			r.wakeAll()
 		case <-stopWatch:
@@ -471,25 +633,22 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	// leave at least one more for the run's other goroutines.
 	if want := r.nthreads + 1; runtime.GOMAXPROCS(0) < want {
 		prev := runtime.GOMAXPROCS(want)
-		defer runtime.GOMAXPROCS(prev)
+		s.cleanup = append(s.cleanup, func() { runtime.GOMAXPROCS(prev) })
 	}
 	r.startTime = nowUS()
-	if cfg.Duration > 0 {
-		r.endTime = r.startTime + int64(cfg.Duration/time.Second)*1000000
+	if r.cfg.Duration > 0 {
+		r.endTime = r.startTime + int64(r.cfg.Duration/time.Second)*1000000
 	}
-	var progressDone chan struct{}
-	if cfg.Progress > 0 {
+	if r.cfg.Progress > 0 {
 		r.tickCh = make(chan tickMsg, r.nthreads*4)
-		progressDone = make(chan struct{})
-		go r.reportProgress(res, progressDone)
 	}
 
-	var connected, finished sync.WaitGroup
-	goCh := make(chan struct{})
+	var connected sync.WaitGroup
+	s.goCh = make(chan struct{})
 	connected.Add(len(threads))
-	finished.Add(len(threads))
+	s.finished.Add(len(threads))
 	for _, t := range threads {
-		go t.main(&connected, goCh, &finished)
+		go t.main(&connected, s.goCh, &s.finished)
 	}
 	connected.Wait()
 	var connErr error
@@ -511,40 +670,8 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		r.stop.Store(true)
 		r.wakeAll()
 	}
-	close(goCh)
-	finished.Wait()
-	end := nowUS()
-	if r.tickCh != nil {
-		close(r.tickCh)
-		<-progressDone
-	}
-	for _, t := range threads {
-		if t.log != nil {
-			if err := t.log.close(); err != nil && connErr == nil {
-				connErr = &SetupError{Msg: err.Error()}
-			}
-		}
-		if t.epfd >= 0 {
-			unix.Close(t.epfd)
-		}
-	}
-	if connErr != nil {
-		return nil, connErr
-	}
-	if cfg.ExitOnAbort && r.stop.Load() && r.anyAborted.Load() {
-		return nil, &AbortError{Thread: int(r.abortTid.Load())}
-	}
-	if ctx.Err() != nil {
-		r.fillResult(res, threads, scale, end)
-		return res, ctx.Err()
-	}
-	for _, c := range clients {
-		if c.state != csFinished {
-			res.Aborted = true
-		}
-	}
-	r.fillResult(res, threads, scale, end)
-	return res, nil
+	s.connErr = connErr
+	r.connectedAt = nowUS()
 }
 
 // main is a thread's life: log file, connections, barrier, run.
@@ -753,22 +880,21 @@ group by 1, 2 order by 1 asc limit 1`
 	return nil
 }
 
-// fillResult merges the threads' figures into res.
-func (r *runner) fillResult(res *Result, threads []*thread, scale int, end int64) {
-	cfg := &r.cfg
+// figures merges the threads' figures.
+func (r *runner) figures(end int64) *Figures {
+	fig := &Figures{Hist: newHist(), Scripts: make([]Stats, len(r.scripts)), Commands: make([][]CommandStats, len(r.scripts))}
 	var st statsData
-	hist := newHist()
-	var benchStart, connDur, late int64
+	var benchStart int64
 	scripts := make([]statsData, len(r.scripts))
 	cmds := make([][]cmdStats, len(r.scripts))
 	for j, s := range r.scripts {
 		cmds[j] = make([]cmdStats, len(s.Commands))
 	}
-	for _, t := range threads {
+	for _, t := range r.threads {
 		st.merge(&t.stats)
-		hist.Merge(t.hist)
-		late += t.latencyLate
-		connDur += t.connDuration
+		fig.Hist.Merge(t.hist)
+		fig.LatencyLate += t.latencyLate
+		fig.ConnDurationUS += t.connDuration
 		if t.benchStart != 0 && (benchStart == 0 || t.benchStart < benchStart) {
 			benchStart = t.benchStart
 		}
@@ -786,22 +912,69 @@ func (r *runner) fillResult(res *Result, threads []*thread, scale int, end int64
 	if benchStart == 0 {
 		benchStart = end
 	}
-	dur := float64(end-benchStart) / 1e6
-	res.Histogram = hist
-	if len(r.scripts) == 1 {
-		res.TransactionType = r.scripts[0].Source
+	fig.Stats = st.export()
+	for j := range scripts {
+		fig.Scripts[j] = scripts[j].export()
+		fig.Commands[j] = make([]CommandStats, len(cmds[j]))
+		for k, c := range cmds[j] {
+			fig.Commands[j][k] = CommandStats{Latency: c.latency.export(), Failures: c.failures, Retries: c.retries}
+		}
+	}
+	fig.ConnectUS = benchStart - r.startTime
+	fig.BenchUS = end - benchStart
+	return fig
+}
+
+// fillResult computes res from the threads' figures.
+func (r *runner) fillResult(res *Result, scale int, end int64) {
+	fig := r.figures(end)
+	res.Scale = scale
+	summarize(res, &r.cfg, r.scripts, fig)
+}
+
+// Summarize computes the Result of a run from its figures as one process
+// running all of cfg's clients and threads would: a coordinated run's
+// summary from its workers' merged figures. res may carry what the setup
+// connection saw (server version, scale, partitions); its other figures are
+// replaced.
+func Summarize(cfg Config, fig *Figures, res *Result) error {
+	cfg.normalize()
+	scripts, _, err := ParseScripts(&cfg)
+	if err != nil {
+		return err
+	}
+	if len(fig.Scripts) != len(scripts) || len(fig.Commands) != len(scripts) {
+		return fmt.Errorf("figures of %d scripts for a run of %d", len(fig.Scripts), len(scripts))
+	}
+	summarize(res, &cfg, scripts, fig)
+	return nil
+}
+
+// summarize fills res from fig for a run of cfg (normalized) with the
+// parsed scripts.
+func summarize(res *Result, cfg *Config, scripts []*script.Script, fig *Figures) {
+	st := fig.Stats.internal()
+	nthreads := min(cfg.Threads, cfg.Clients)
+	latencyLimit := cfg.LatencyLimit.Microseconds()
+	var totalWeight int64
+	for _, sp := range cfg.Scripts {
+		totalWeight += int64(sp.Weight)
+	}
+	res.Figures = fig
+	res.Histogram = fig.Hist
+	if len(scripts) == 1 {
+		res.TransactionType = scripts[0].Source
 	} else {
 		res.TransactionType = "multiple scripts"
 	}
-	res.Scale = scale
-	res.QueryMode = r.mode.String()
-	res.Clients = r.nclients
-	res.Threads = r.nthreads
-	res.MaxTries = int(r.maxTries)
+	res.QueryMode = cfg.Mode.String()
+	res.Clients = cfg.Clients
+	res.Threads = nthreads
+	res.MaxTries = max(cfg.MaxTries, 0)
 	if cfg.Duration > 0 {
 		res.DurationSeconds = int(cfg.Duration / time.Second)
 	} else {
-		res.TransactionsPerClient = r.nxacts
+		res.TransactionsPerClient = cfg.Transactions
 	}
 	res.Transactions = st.cnt
 	res.Failed = st.failures()
@@ -810,46 +983,49 @@ func (r *runner) fillResult(res *Result, threads []*thread, scale int, end int64
 	res.Retried = st.retried
 	res.Retries = st.retries
 	res.Skipped = st.skipped
-	res.LatencyLate = late
+	res.LatencyLate = fig.LatencyLate
+	dur := float64(fig.BenchUS) / 1e6
 	if dur > 0 {
 		res.TPS = float64(st.cnt) / dur
 	}
-	if all := float64(end-r.startTime) / 1e6; all > 0 {
+	if all := float64(fig.ConnectUS+fig.BenchUS) / 1e6; all > 0 {
 		res.TPSWithConnections = float64(st.cnt) / all
 	}
-	res.BenchDuration = time.Duration(end-benchStart) * time.Microsecond
+	res.BenchDuration = time.Duration(fig.BenchUS) * time.Microsecond
 	res.LatencyAvgMs = st.latency.avg() / 1000
 	res.LatencyStddevMs = st.latency.stddev() / 1000
-	fillPercentiles(hist, &res.LatencyP50Ms, &res.LatencyP90Ms, &res.LatencyP99Ms, &res.LatencyP999Ms, &res.LatencyMaxMs)
+	fillPercentiles(fig.Hist, &res.LatencyP50Ms, &res.LatencyP90Ms, &res.LatencyP99Ms, &res.LatencyP999Ms, &res.LatencyMaxMs)
 	if st.cnt > 0 {
 		res.LagAvgMs = st.lag.sum / float64(st.cnt) / 1000
 	}
 	res.LagMaxMs = st.lag.max / 1000
-	if r.connect {
+	if cfg.Connect {
 		if n := st.cnt + st.failures(); n > 0 {
-			res.ConnMs = float64(connDur) / 1000 / float64(n)
+			res.ConnMs = float64(fig.ConnDurationUS) / 1000 / float64(n)
 		}
 	} else {
-		res.ConnMs = float64(benchStart-r.startTime) / 1000
+		res.ConnMs = float64(fig.ConnectUS) / 1000
 	}
 	total := st.cnt + st.skipped + st.failures()
 	if total > 0 {
-		res.computedLatency = float64(end-benchStart) / 1000 * float64(r.nclients) / float64(total)
+		res.computedLatency = float64(fig.BenchUS) / 1000 * float64(cfg.Clients) / float64(total)
 	}
 	res.latencyMeasured = cfg.Rate > 0 || cfg.Progress > 0 || cfg.LatencyLimit > 0
 	res.throttled = cfg.Rate > 0
-	res.latencyLimitMs = float64(r.latencyLimit) / 1000
-	res.connect = r.connect
-	res.perScript = r.perScript
-	res.perCommand = r.perCommand
+	res.latencyLimitMs = float64(latencyLimit) / 1000
+	res.connect = cfg.Connect
+	res.perScript = len(scripts) > 1
+	res.perCommand = cfg.ReportPerCommand
 	res.failuresDetailed = cfg.FailuresDetailed
-	for j, s := range r.scripts {
-		ss := &scripts[j]
-		sr := ScriptResult{Desc: s.Source, Weight: r.weights[j], WeightPct: 100 * float64(r.weights[j]) / float64(r.totalWeight),
+	res.Scripts = nil
+	for j, s := range scripts {
+		ss := fig.Scripts[j].internal()
+		w := cfg.Scripts[j].Weight
+		sr := ScriptResult{Desc: s.Source, Weight: w, WeightPct: 100 * float64(w) / float64(totalWeight),
 			Transactions: ss.cnt, Failed: ss.failures(), SerializationFailures: ss.serFailures, DeadlockFailures: ss.deadFailures,
 			Retried: ss.retried, Retries: ss.retries, Skipped: ss.skipped,
 			LatencyAvgMs: ss.latency.avg() / 1000, LatencyStddevMs: ss.latency.stddev() / 1000, latencyCount: ss.latency.count}
-		if len(r.scripts) == 1 {
+		if len(scripts) == 1 {
 			sr.Transactions, sr.Failed, sr.SerializationFailures, sr.DeadlockFailures = st.cnt, st.failures(), st.serFailures, st.deadFailures
 			sr.Retried, sr.Retries, sr.Skipped = st.retried, st.retries, st.skipped
 			sr.LatencyAvgMs, sr.LatencyStddevMs, sr.latencyCount = res.LatencyAvgMs, res.LatencyStddevMs, st.latency.count
@@ -857,14 +1033,14 @@ func (r *runner) fillResult(res *Result, threads []*thread, scale int, end int64
 		if dur > 0 {
 			sr.TPS = float64(sr.Transactions) / dur
 		}
-		if r.perCommand {
+		if cfg.ReportPerCommand {
 			for k, c := range s.Commands {
-				cs := &cmds[j][k]
+				cs := fig.Commands[j][k]
 				avg := 0.0
-				if cs.latency.count > 0 {
-					avg = 1000 * cs.latency.sum / float64(cs.latency.count)
+				if cs.Latency.Count > 0 {
+					avg = 1000 * cs.Latency.Sum / float64(cs.Latency.Count)
 				}
-				sr.Commands = append(sr.Commands, CommandResult{Line: c.FirstLine, LatencyAvgMs: avg, Failures: cs.failures, Retries: cs.retries})
+				sr.Commands = append(sr.Commands, CommandResult{Line: c.FirstLine, LatencyAvgMs: avg, Failures: cs.Failures, Retries: cs.Retries})
 			}
 		}
 		res.Scripts = append(res.Scripts, sr)
