@@ -5,7 +5,7 @@
 build:
 	go build -o pglab ./cmd/pglab
 
-# Installs what the tests need (Go modules, PostgreSQL 16-18 builds), then runs go test ./...
+# Installs what the tests need (Go modules, PostgreSQL 13 and 16-18 builds), then runs go test ./...
 test:
 	scripts/test
 

@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"regexp"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -136,4 +137,55 @@ func serverMessage(out string, fallback error) string {
 		return lastLines(t, 3)
 	}
 	return strings.Join(parts, "; ")
+}
+
+// Parameters returns the names of the settings this build of the server
+// has, as `postgres --describe-config` lists them (every setting that may
+// appear in postgresql.conf; developer options outside the sample file
+// and extensions' settings are not listed). The list is read once per
+// binary directory.
+func (b *Binaries) Parameters(ctx context.Context) (map[string]bool, error) {
+	paramsMu.Lock()
+	defer paramsMu.Unlock()
+	if p, ok := paramsCache[b.Dir]; ok {
+		return p, nil
+	}
+	cctx, cancel := context.WithTimeout(ctx, 20*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(cctx, b.Postgres(), "--describe-config")
+	cmd.Env = serverEnv("")
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		return nil, fmt.Errorf("%s --describe-config: %s", b.Postgres(), serverMessage(stderr.String(), err))
+	}
+	p := map[string]bool{}
+	for _, line := range strings.Split(string(out), "\n") {
+		if name, _, ok := strings.Cut(line, "\t"); ok && name != "" {
+			p[name] = true
+		}
+	}
+	paramsCache[b.Dir] = p
+	return p, nil
+}
+
+var (
+	paramsMu    sync.Mutex
+	paramsCache = map[string]map[string]bool{}
+)
+
+// SplitSettings separates the settings a server with the given parameter
+// names (Binaries.Parameters) has from those it does not have (a setting
+// of a newer version). Names with a dot, an extension's settings, count as
+// known: the server takes them as placeholders.
+func SplitSettings(params map[string]bool, settings []Setting) (known, missing []Setting) {
+	for _, s := range settings {
+		if params[s.Name] || strings.Contains(s.Name, ".") {
+			known = append(known, s)
+		} else {
+			missing = append(missing, s)
+		}
+	}
+	return known, missing
 }

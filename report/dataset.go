@@ -53,8 +53,11 @@ type Note struct {
 	Target string
 	// Rep is the repetition the note was made in (0 when unknown or
 	// outside repetitions).
-	Rep  int
-	Text string
+	Rep int
+	// Metric, when set, is the figure the note explains (why a version
+	// has no such counter): it marks that figure's cell.
+	Metric string
+	Text   string
 	// Outcome marks the one-cell result of a behaviour probe: studies
 	// with outcomes are shown as a matrix (case × target).
 	Outcome bool

@@ -185,6 +185,7 @@ type jsonNote struct {
 	Labels map[string]string `json:"labels,omitempty"`
 	Target string            `json:"target,omitempty"`
 	Rep    int               `json:"rep,omitempty"`
+	Metric string            `json:"metric,omitempty"`
 	Text   string            `json:"text"`
 }
 
@@ -322,7 +323,7 @@ func (sv *studyView) jsonStudy(d *Dataset) jsonStudy {
 		if n.Study != sv.Name || n.Outcome {
 			continue
 		}
-		jn := jsonNote{Labels: n.Case, Target: n.Target, Rep: n.Rep, Text: n.Text}
+		jn := jsonNote{Labels: n.Case, Target: n.Target, Rep: n.Rep, Metric: n.Metric, Text: n.Text}
 		if len(n.Case) > 0 {
 			key := results.CaseKey(n.Case)
 			jn.Case = CaseTitle(n.Case)

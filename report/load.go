@@ -136,14 +136,19 @@ func Load(ctx context.Context, store *results.Store, refs ...string) (*Dataset, 
 				}
 				d.addStudy(si, l.rec.ID)
 			case "note", "outcome":
-				d.Notes = append(d.Notes, Note{
+				n := Note{
 					Study:   a.Study,
 					Case:    a.Case,
 					Target:  rename(a.Target),
 					Rep:     a.Rep,
 					Text:    strings.TrimSpace(string(a.Data)),
 					Outcome: a.Name == "outcome",
-				})
+				}
+				var mn results.MetricNote
+				if a.ContentType == "application/json" && json.Unmarshal(a.Data, &mn) == nil {
+					n.Metric, n.Text = mn.Metric, strings.TrimSpace(mn.Text)
+				}
+				d.Notes = append(d.Notes, n)
 			}
 		}
 	}

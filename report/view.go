@@ -466,7 +466,7 @@ func outcomeText(d *Dataset, study, caseKey, target string) string {
 // busy)") are one footnote with the numbers' range ("99–100 %"); the exact
 // texts stay in the JSON.
 func (sv *studyView) attachNotes(d *Dataset) {
-	type place struct{ caseKey, target string }
+	type place struct{ caseKey, target, metric string }
 	type group struct {
 		texts  []string
 		places []place
@@ -489,7 +489,7 @@ func (sv *studyView) attachNotes(d *Dataset) {
 		if indexOf(g.texts, n.Text) < 0 {
 			g.texts = append(g.texts, n.Text)
 		}
-		pl := place{target: n.Target}
+		pl := place{target: n.Target, metric: n.Metric}
 		if len(n.Case) > 0 {
 			pl.caseKey = results.CaseKey(n.Case)
 		}
@@ -497,7 +497,9 @@ func (sv *studyView) attachNotes(d *Dataset) {
 			g.places = append(g.places, pl)
 			g.reps[pl] = nil
 		}
-		if n.Rep > 0 {
+		// A metric's note (a version without the counter) holds for
+		// every repetition.
+		if n.Rep > 0 && n.Metric == "" {
 			g.reps[pl] = append(g.reps[pl], n.Rep)
 		}
 	}
@@ -507,7 +509,7 @@ func (sv *studyView) attachNotes(d *Dataset) {
 		tables = append(tables, sv.Others)
 	}
 	// cellOf finds the cell of a case and target in the first table that
-	// shows the case.
+	// shows the case (and the metric, for a metric's note).
 	cellOf := func(pl place) *cell {
 		ti := indexOf(sv.Targets, pl.target)
 		if pl.caseKey == "" || ti < 0 {
@@ -515,7 +517,7 @@ func (sv *studyView) attachNotes(d *Dataset) {
 		}
 		for _, t := range tables {
 			for _, r := range t.Rows {
-				if r.Case.Key == pl.caseKey {
+				if r.Case.Key == pl.caseKey && (pl.metric == "" || r.Metric == pl.metric) {
 					return &r.Values[ti]
 				}
 			}

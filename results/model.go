@@ -266,3 +266,12 @@ type CaseInfo struct {
 	Name   string            `json:"name"`
 	Labels map[string]string `json:"labels"`
 }
+
+// MetricNote is the content of a "note" artefact of type
+// application/json: a remark on one metric of a case and target, such as
+// why a server version cannot give it. Notes of type text/plain are the
+// remark alone, on the case and target.
+type MetricNote struct {
+	Metric string `json:"metric"`
+	Text   string `json:"text"`
+}

@@ -257,7 +257,7 @@ func (commitStudy) Run(ctx context.Context, s *Session, c Case, rep int) error {
 		{"wal_bytes", "wal_bytes", "bytes"},
 		{"wal_records", "wal_records", "count"},
 	} {
-		if v, ok := step.Counter(m.counter); ok {
+		if v, ok := s.StepCounter(step, m.counter, m.metric); ok {
 			s.Record(m.metric, v, m.unit, LowerIsBetter())
 		}
 	}

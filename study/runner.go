@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -135,6 +136,13 @@ func (r *Runner) Run(ctx context.Context, st Study, params Params) (out *Outcome
 		}
 		s := &Session{Target: t, Params: params, Quick: r.Quick, study: info.Name, runner: r}
 		sessions = append(sessions, s)
+		for _, ls := range t.leftOut {
+			// The user's --set values were checked when the server
+			// started; a study's own settings are noted here.
+			if slices.ContainsFunc(plan.Settings, func(p pgserver.Setting) bool { return p.Name == ls.Name }) {
+				s.Note("%s left out: PostgreSQL %s has no such setting", ls, t.Version)
+			}
+		}
 		if len(t.unapplied) > 0 {
 			s.Note("a user's server: pglab changes no server-wide setting; left as found: %s", strings.Join(t.unapplied, ", "))
 		}

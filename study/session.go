@@ -2,12 +2,14 @@ package study
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"math"
 	"sync"
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/pglab/pglab/observe"
 	"github.com/pglab/pglab/results"
 )
 
@@ -34,15 +36,20 @@ type Session struct {
 	batch []results.Measurement
 	all   []results.Measurement
 	notes []Note
+	// absent holds the (case, metric) pairs noted as unavailable.
+	absent map[string]bool
 }
 
 // Note is a remark a study or the runner makes about a case, such as a
 // bottleneck ("disk read throughput flat at 87 MB/s for 92 % of the scan"),
 // or, with Outcome set, the one-cell result of a behaviour probe.
 type Note struct {
-	Target  string
-	Case    Case
-	Rep     int
+	Target string
+	Case   Case
+	Rep    int
+	// Metric, when set, is the figure the note explains (a counter this
+	// version does not have): reports mark that figure's cell.
+	Metric  string
 	Text    string
 	Outcome bool
 }
@@ -112,13 +119,48 @@ func (s *Session) addNote(n Note) {
 	n.Target, n.Case, n.Rep = s.Target.Name, s.cur, s.rep
 	s.notes = append(s.notes, n)
 	s.mu.Unlock()
-	name := "note"
-	if n.Outcome {
+	name, contentType, data := "note", "text/plain", []byte(n.Text)
+	switch {
+	case n.Outcome:
 		name = "outcome"
+	case n.Metric != "":
+		contentType = "application/json"
+		data, _ = json.Marshal(results.MetricNote{Metric: n.Metric, Text: n.Text})
 	}
 	// A note that cannot be stored is still printed; the store reports
 	// its own failures on the measurements that follow.
-	s.Artefact(context.Background(), name, "text/plain", []byte(n.Text))
+	s.Artefact(context.Background(), name, contentType, data)
+}
+
+// Unavailable notes that this target cannot give a metric the study
+// records on other versions, and why ("PostgreSQL 13 has no pg_stat_wal
+// (new in 14)"); reports show the figure as "–" with the reason as its
+// footnote. It is noted once per case.
+func (s *Session) Unavailable(metric, reason string) {
+	s.mu.Lock()
+	key := results.CaseKey(s.cur.Labels) + "\x00" + metric
+	seen := s.absent[key]
+	if s.absent == nil {
+		s.absent = map[string]bool{}
+	}
+	s.absent[key] = true
+	s.mu.Unlock()
+	if !seen {
+		s.addNote(Note{Metric: metric, Text: reason})
+	}
+}
+
+// StepCounter returns a counter difference of a measured step by its
+// observe name; when this server's version has no such counter it notes
+// that the study's metric is unavailable (Unavailable) and returns false.
+func (s *Session) StepCounter(step *Step, counter, metric string) (float64, bool) {
+	v, ok := step.Counter(counter)
+	if !ok {
+		if why := observe.CounterAbsent(counter, s.Target.VersionNum); why != "" {
+			s.Unavailable(metric, why)
+		}
+	}
+	return v, ok
 }
 
 // Outcome records the result of a behaviour probe as one short text, shown

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -41,6 +42,7 @@ type Target struct {
 	base      []pgserver.Setting // a managed target's settings outside any study
 	session   map[string]string  // settings applied to each connection (user's servers)
 	unapplied []string           // settings wanted but left as the server has them
+	leftOut   []pgserver.Setting // settings wanted that this server's version does not have
 
 	// Facts read from the server when it is opened.
 	VersionNum int
@@ -231,6 +233,10 @@ func (t *Target) applySettings(ctx context.Context, want []pgserver.Setting) (re
 	if t.inst == nil {
 		return t.applySessionSettings(ctx, want)
 	}
+	t.leftOut = nil
+	if want, t.leftOut, err = t.splitKnown(ctx, want); err != nil {
+		return noop, err
+	}
 	before := t.inst.Settings()
 	next := pgserver.MergeSettings(t.base, want...)
 	if sameSettings(before, next) {
@@ -248,6 +254,38 @@ func (t *Target) applySettings(ctx context.Context, want []pgserver.Setting) (re
 		}
 		return nil
 	}, nil
+}
+
+// splitKnown asks the server which of the settings it has (pg_settings):
+// a setting of a newer version (track_wal_io_timing on 13) is returned in
+// missing instead of failing the restart. Names with a dot (an extension's
+// settings) are kept: the server accepts them as placeholders.
+func (t *Target) splitKnown(ctx context.Context, want []pgserver.Setting) (known, missing []pgserver.Setting, err error) {
+	var names []string
+	for _, s := range want {
+		names = append(names, s.Name)
+	}
+	conn, err := pgx.ConnectConfig(ctx, t.config)
+	if err != nil {
+		return nil, nil, connectError(t.Name, err)
+	}
+	defer conn.Close(context.Background())
+	rows, err := conn.Query(ctx, "SELECT name FROM pg_settings WHERE name = ANY($1)", names)
+	if err != nil {
+		return nil, nil, fmt.Errorf("target %s: read pg_settings: %w", t.Name, err)
+	}
+	has, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		return nil, nil, fmt.Errorf("target %s: read pg_settings: %w", t.Name, err)
+	}
+	for _, s := range want {
+		if strings.Contains(s.Name, ".") || slices.Contains(has, s.Name) {
+			known = append(known, s)
+		} else {
+			missing = append(missing, s)
+		}
+	}
+	return known, missing, nil
 }
 
 func sameSettings(a, b []pgserver.Setting) bool {

@@ -172,10 +172,10 @@ func tpsRun(ctx context.Context, s *Session, clients int) error {
 	s.Record("conn_ms", res.ConnMs, "ms", LowerIsBetter())
 	s.Record("transactions", float64(res.Transactions), "count", HigherIsBetter())
 	if tx := float64(res.Transactions + res.Failed); tx > 0 {
-		if v, ok := step.Counter("wal_bytes"); ok {
+		if v, ok := s.StepCounter(step, "wal_bytes", "wal_bytes_per_tx"); ok {
 			s.Record("wal_bytes_per_tx", v/tx, "bytes", LowerIsBetter())
 		}
-		if v, ok := step.Counter("wal_syncs"); ok {
+		if v, ok := s.StepCounter(step, "wal_syncs", "wal_syncs_per_tx"); ok {
 			s.Record("wal_syncs_per_tx", v/tx, "count", LowerIsBetter())
 		}
 	}

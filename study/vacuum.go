@@ -160,6 +160,11 @@ func (vacuumStudy) Run(ctx context.Context, s *Session, c Case, rep int) error {
 				v, ok = step.Counter("wal_lsn_bytes") // 13 has no pg_stat_wal
 			}
 			source = "counters"
+			if why := observe.CounterAbsent(m.name, s.Target.VersionNum); !ok && why != "" {
+				s.Unavailable(m.name, observe.VacuumAbsent(m.name, s.Target.VersionNum)+" and "+why)
+			}
+		} else if why := observe.VacuumAbsent(m.name, s.Target.VersionNum); !ok && why != "" {
+			s.Unavailable(m.name, why)
 		}
 		if !ok {
 			continue

@@ -65,7 +65,8 @@ type targetSpec struct {
 	// settings of this managed server on top of --set (compare --config).
 	settings []pgserver.Setting
 	// optional settings were chosen by pglab (a study's variant): one the
-	// server refuses is left out with a note instead of failing the run.
+	// version does not have is left out with a note instead of failing
+	// the run.
 	optional []pgserver.Setting
 }
 
@@ -79,8 +80,10 @@ type lab struct {
 
 	owned   []*pgserver.Instance
 	Targets []*study.Target
-	// Notes are remarks about the set-up (settings left out).
+	// Notes are remarks about the set-up (settings left out), as
+	// "target: text".
 	Notes []string
+	notes []labNote
 	Store *results.Store
 	Run   *results.Run
 }
@@ -211,27 +214,17 @@ func (l *lab) open(ctx context.Context, kind results.Kind, extra any) (err error
 					}
 				}
 			}
-			optional := s.optional
-			var inst *pgserver.Instance
-			var serr error
-			for {
-				inst, serr = pgserver.Start(ctx, pgserver.Options{
-					Binaries:  b,
-					Name:      s.name,
-					Checksums: l.checksums,
-					Settings:  pgserver.MergeSettings(pgserver.MergeSettings(l.settings, optional...), s.settings...),
-					Progress:  progress,
-				})
-				var se *pgserver.SettingError
-				if serr == nil || !errors.As(serr, &se) || !containsSetting(optional, se.Setting) {
-					break
-				}
-				optional = removeSetting(optional, se.Setting.Name)
-				l.Notes = append(l.Notes, fmt.Sprintf("%s: left out %s, which this server refuses (%s)", s.name, se.Setting, se.Message))
-				if p := l.env.progress(); p != nil {
-					p(l.Notes[len(l.Notes)-1])
-				}
+			settings, err := l.serverSettings(ctx, s, b)
+			if err != nil {
+				return err
 			}
+			inst, serr := pgserver.Start(ctx, pgserver.Options{
+				Binaries:  b,
+				Name:      s.name,
+				Checksums: l.checksums,
+				Settings:  settings,
+				Progress:  progress,
+			})
 			if serr != nil {
 				var se *pgserver.SettingError
 				if errors.As(serr, &se) {
@@ -271,7 +264,89 @@ func (l *lab) open(ctx context.Context, kind results.Kind, extra any) (err error
 			return err
 		}
 	}
+	for _, n := range l.notes {
+		if err := l.Run.AddArtefact(ctx, results.Artefact{Target: n.target, Name: "note", ContentType: "text/plain", Data: []byte(n.text)}); err != nil {
+			return err
+		}
+	}
 	return nil
+}
+
+// labNote is a remark about one target's set-up.
+type labNote struct{ target, text string }
+
+// note records a remark about a target's set-up: printed with the run,
+// stored with it, shown in its report.
+func (l *lab) note(target, format string, args ...any) {
+	n := labNote{target, fmt.Sprintf(format, args...)}
+	l.notes = append(l.notes, n)
+	l.Notes = append(l.Notes, n.target+": "+n.text)
+	if p := l.env.progress(); p != nil {
+		p(l.Notes[len(l.Notes)-1])
+	}
+}
+
+// serverSettings returns the settings a managed server of spec s starts
+// with: the user's --set, a study variant's settings and --config's. A
+// setting its version does not have (Binaries.Parameters) is left out with
+// a note: a variant's always; a --set or --config one when another version
+// of the run has it (a name no version knows is a typo, which the server's
+// own check then reports).
+func (l *lab) serverSettings(ctx context.Context, s targetSpec, b *pgserver.Binaries) ([]pgserver.Setting, error) {
+	all := pgserver.MergeSettings(pgserver.MergeSettings(l.settings, s.optional...), s.settings...)
+	params, err := b.Parameters(ctx)
+	if err != nil {
+		return nil, err
+	}
+	_, missing := pgserver.SplitSettings(params, all)
+	if len(missing) == 0 {
+		return all, nil
+	}
+	leave := map[string]bool{}
+	for _, m := range missing {
+		if containsSetting(s.optional, m) {
+			leave[m.Name] = true
+			l.note(s.name, "%s left out: PostgreSQL %s has no such setting", m, b.Version)
+			continue
+		}
+		other, err := l.otherVersionWith(ctx, s, m.Name)
+		if err != nil {
+			return nil, err
+		}
+		if other != "" {
+			leave[m.Name] = true
+			l.note(s.name, "%s left out: PostgreSQL %s has no such setting (%s has)", m, b.Version, other)
+		}
+	}
+	var out []pgserver.Setting
+	for _, x := range all {
+		if !leave[x.Name] {
+			out = append(out, x)
+		}
+	}
+	return out, nil
+}
+
+// otherVersionWith returns the name of a managed target of another major
+// version than s whose server has the setting, or "".
+func (l *lab) otherVersionWith(ctx context.Context, s targetSpec, name string) (string, error) {
+	for _, o := range l.specs {
+		if o.dsn != "" || o.named != "" || o.version.Major == s.version.Major {
+			continue
+		}
+		b, err := l.env.resolveBinaries(ctx, o.version.String(), l.flags.noInstall)
+		if err != nil {
+			return "", err
+		}
+		params, err := b.Parameters(ctx)
+		if err != nil {
+			return "", err
+		}
+		if params[name] {
+			return o.name, nil
+		}
+	}
+	return "", nil
 }
 
 // setupBar returns what moves the "setup" progress bar while open starts
@@ -397,14 +472,4 @@ func containsSetting(list []pgserver.Setting, s pgserver.Setting) bool {
 		}
 	}
 	return false
-}
-
-func removeSetting(list []pgserver.Setting, name string) []pgserver.Setting {
-	var out []pgserver.Setting
-	for _, x := range list {
-		if x.Name != name {
-			out = append(out, x)
-		}
-	}
-	return out
 }

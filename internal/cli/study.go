@@ -93,7 +93,7 @@ Studies:
 			closeErr := l.close(results.KindStudy, runErr)
 			if out != nil && (runErr == nil || len(out.Measurements) > 0) {
 				if asJSON {
-					if err := writeStudyJSON(env.Stdout, runID, targets, out, runErr); err != nil {
+					if err := writeStudyJSON(env.Stdout, runID, targets, out, l.notes, runErr); err != nil {
 						return err
 					}
 				} else {
@@ -104,7 +104,7 @@ Studies:
 					}
 					ds := &report.Dataset{Targets: targets, Measurements: out.Measurements}
 					for _, n := range out.Notes {
-						ds.Notes = append(ds.Notes, report.Note{Study: out.Study, Case: n.Case.Labels, Target: n.Target, Text: n.Text, Outcome: n.Outcome, Rep: n.Rep})
+						ds.Notes = append(ds.Notes, report.Note{Study: out.Study, Case: n.Case.Labels, Target: n.Target, Text: n.Text, Outcome: n.Outcome, Rep: n.Rep, Metric: n.Metric})
 					}
 					ds.Studies = []report.StudyInfo{studyInfoOf(out)}
 					if err := report.WriteText(env.Stdout, ds); err != nil {
@@ -208,14 +208,19 @@ type measurementJSON struct {
 	Direction     string            `json:"direction,omitempty"`
 }
 
+// noteJSON is a note as reports key their footnotes: by study, case
+// (its labels) and target, and the metric it explains, if one.
 type noteJSON struct {
+	Study   string            `json:"study"`
 	Target  string            `json:"target"`
 	Case    map[string]string `json:"case"`
+	Rep     int               `json:"rep,omitempty"`
+	Metric  string            `json:"metric,omitempty"`
 	Text    string            `json:"text"`
 	Outcome bool              `json:"outcome,omitempty"`
 }
 
-func writeStudyJSON(w io.Writer, runID string, targets []results.Target, out *study.Outcome, runErr error) error {
+func writeStudyJSON(w io.Writer, runID string, targets []results.Target, out *study.Outcome, setup []labNote, runErr error) error {
 	doc := studyJSON{RunID: runID, Study: out.Study, Status: "done", Params: out.Params.Text(), Reps: out.Reps}
 	if runErr != nil {
 		doc.Status = "failed"
@@ -234,8 +239,11 @@ func writeStudyJSON(w io.Writer, runID string, targets []results.Target, out *st
 			Metric: m.Metric, Value: m.Value, Unit: m.Unit, Exact: m.Exact, Direction: string(m.Direction),
 		})
 	}
+	for _, n := range setup {
+		doc.Notes = append(doc.Notes, noteJSON{Study: out.Study, Target: n.target, Case: map[string]string{}, Text: n.text})
+	}
 	for _, n := range out.Notes {
-		doc.Notes = append(doc.Notes, noteJSON{Target: n.Target, Case: n.Case.Labels, Text: n.Text, Outcome: n.Outcome})
+		doc.Notes = append(doc.Notes, noteJSON{Study: out.Study, Target: n.Target, Case: nonNilLabels(n.Case.Labels), Rep: n.Rep, Metric: n.Metric, Text: n.Text, Outcome: n.Outcome})
 	}
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
@@ -249,4 +257,11 @@ func studyInfoOf(o *study.Outcome) report.StudyInfo {
 		si.Cases = append(si.Cases, report.CaseInfo{Name: c.Name, Labels: c.Labels})
 	}
 	return si
+}
+
+func nonNilLabels(m map[string]string) map[string]string {
+	if m == nil {
+		return map[string]string{}
+	}
+	return m
 }

@@ -25,7 +25,7 @@ import (
 )
 
 // InstallHint tells a developer how to get the server binaries tests use.
-const InstallHint = "install them with 'go run ./cmd/pglab pg install 16 17 18' (or run 'make test', which does), or point PGLAB_PG_BIN at a directory holding postgres, initdb and pg_ctl"
+const InstallHint = "install them with 'go run ./cmd/pglab pg install 13 16 17 18' (or run 'make test', which does), or point PGLAB_PG_BIN at a directory holding postgres, initdb and pg_ctl"
 
 var (
 	mu        sync.Mutex
