@@ -50,6 +50,24 @@ type Options struct {
 	StartTimeout time.Duration
 	// Progress receives one line per step; nil discards them.
 	Progress func(string)
+	// Placer, when set, puts the server into its place (an environment's
+	// cgroup) at every start, before the postmaster runs, so that the
+	// postmaster and every process it forks are inside. initdb and the
+	// settings check run outside it.
+	Placer Placer
+}
+
+// Placer puts a server's processes where they must run as they are born
+// (package env: a cgroup with an environment's limits). PrepareFork is
+// called on the OS thread that forks the postmaster, locked to its
+// goroutine, right before the fork; it may set attributes of the child
+// (cgroup v2: UseCgroupFD) or move the thread itself (cgroup v1: children
+// inherit the forking thread's cgroups). The returned undo is called on
+// the same thread right after the fork, whether it succeeded or not; when
+// undo fails the thread is never given back to other goroutines (it ends
+// with its goroutine, once the server has exited).
+type Placer interface {
+	PrepareFork(attr *syscall.SysProcAttr) (undo func() error, err error)
 }
 
 // Instance is one managed PostgreSQL server.
@@ -78,6 +96,11 @@ type Instance struct {
 	// stopped, whatever context later restarts were given.
 	life context.Context
 }
+
+// SetPlacer sets where the server's processes are placed from its next
+// start on (see Options.Placer): for an instance opened with OpenNamed
+// whose environment lives on.
+func (i *Instance) SetPlacer(p Placer) { i.opts.Placer = p }
 
 // instanceFile is the instance's description kept in its directory (no
 // secrets: the password is in its own 0600 file).
@@ -481,7 +504,7 @@ func (i *Instance) startOnce(ctx context.Context) error {
 	cmd.Stdout = logf
 	cmd.Stderr = logf
 	exited := make(chan struct{})
-	if err := startOnLockedThread(cmd, func(err error) {
+	if err := startOnLockedThread(cmd, i.opts.Placer, func(err error) {
 		i.mu.Lock()
 		i.exitErr = err
 		i.mu.Unlock()
@@ -865,19 +888,47 @@ func killGroupLeftovers(pgid int) {
 // Linux sends the parent-death signal when the thread that forked the child
 // ends, not the process: a thread the Go runtime retires (any goroutine
 // that exits while locked to its thread, e.g. a pinned bench thread) would
-// otherwise stop a managed server in the middle of a run.
-func startOnLockedThread(cmd *exec.Cmd, reaped func(error)) error {
+// otherwise stop a managed server in the middle of a run. A placer, when
+// given, prepares the fork on that thread (see Placer); a thread it could
+// not restore is never unlocked, so that the runtime ends it with the
+// goroutine instead of running other goroutines inside the server's
+// cgroup.
+func startOnLockedThread(cmd *exec.Cmd, placer Placer, reaped func(error)) error {
 	started := make(chan error, 1)
 	go func() {
 		runtime.LockOSThread()
-		if err := cmd.Start(); err != nil {
-			runtime.UnlockOSThread()
+		tainted := false
+		release := func() {
+			if !tainted {
+				runtime.UnlockOSThread()
+			}
+		}
+		var undo func() error
+		if placer != nil {
+			if cmd.SysProcAttr == nil {
+				cmd.SysProcAttr = &syscall.SysProcAttr{}
+			}
+			var err error
+			if undo, err = placer.PrepareFork(cmd.SysProcAttr); err != nil {
+				release()
+				started <- fmt.Errorf("place the server: %w", err)
+				return
+			}
+		}
+		err := cmd.Start()
+		if undo != nil {
+			// A thread stuck inside the cgroup ends with this
+			// goroutine; the server itself runs placed.
+			tainted = undo() != nil
+		}
+		if err != nil {
+			release()
 			started <- err
 			return
 		}
 		started <- nil
-		err := cmd.Wait()
-		runtime.UnlockOSThread()
+		err = cmd.Wait()
+		release()
 		reaped(err)
 	}()
 	return <-started

@@ -116,6 +116,22 @@ func wholeDisk(link string) (Disk, error) {
 	return Disk{Name: filepath.Base(dir), Dir: dir}, nil
 }
 
+// Dev returns the disk's own device number, from its sysfs "dev" file: what
+// the cgroup io limits (io.max, blkio.throttle.*) name, since they take
+// whole disks only.
+func (d Disk) Dev() (Dev, error) {
+	path := filepath.Join(d.Dir, "dev")
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return Dev{}, fmt.Errorf("reading the device number of %s: %w", d.Name, err)
+	}
+	dev, ok := parseDev(strings.TrimSpace(string(data)))
+	if !ok {
+		return Dev{}, fmt.Errorf("reading the device number of %s: unexpected %q in %s", d.Name, strings.TrimSpace(string(data)), path)
+	}
+	return dev, nil
+}
+
 // Rotational tells whether the kernel reports the disk as rotational (a
 // spinning disk) in queue/rotational.
 func (d Disk) Rotational() (bool, error) {

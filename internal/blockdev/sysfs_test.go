@@ -81,6 +81,21 @@ func TestWholeDisk(t *testing.T) {
 	}
 }
 
+func TestDiskDev(t *testing.T) {
+	s := System{Sys: writeTree(t, "sys.txt")}
+	d, err := s.WholeDisk(Dev{8, 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if dev, err := d.Dev(); err != nil || dev != (Dev{8, 0}) {
+		t.Errorf("Dev() of sda = %v, %v; want 8:0", dev, err)
+	}
+	d, _ = s.WholeDisk(Dev{8, 16})
+	if _, err := d.Dev(); err == nil || !strings.Contains(err.Error(), "sdb") {
+		t.Errorf("Dev() of a disk without a dev file: %v", err)
+	}
+}
+
 func TestRotationalAndNVMe(t *testing.T) {
 	s := System{Sys: writeTree(t, "sys.txt")}
 	for dev, want := range map[Dev]struct{ rot, nvme bool }{

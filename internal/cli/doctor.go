@@ -28,7 +28,7 @@ type check struct {
 func newDoctorCmd(env *Env) *cobra.Command {
 	return &cobra.Command{
 		Use:   "doctor",
-		Short: "Show what this machine can do: binaries, versions, cache drops, network namespaces",
+		Short: "Show what this machine can do: binaries, versions, cache drops, network namespaces, environment limits",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx := env.Ctx
@@ -57,6 +57,7 @@ func newDoctorCmd(env *Env) *cobra.Command {
 			}
 			checks = append(checks, checkNetns(ctx)...)
 			printChecks(w, checks)
+			writeEnvChecks(w)
 			return nil
 		},
 	}
