@@ -34,6 +34,9 @@ type ArtefactFilter struct {
 	Study   string
 	CaseKey string // see [CaseKey]
 	Name    string
+	// ID selects the one artefact of that ID (see [Artefact.ID]); 0
+	// selects any.
+	ID int64
 	// SkipData leaves Data nil, for listing artefacts without loading them.
 	SkipData bool
 }
@@ -325,6 +328,9 @@ func (s *Store) Artefacts(ctx context.Context, ref string, f ArtefactFilter) ([]
 	}
 	if f.Name != "" {
 		where, args = append(where, "a.name = ?"), append(args, f.Name)
+	}
+	if f.ID != 0 {
+		where, args = append(where, "a.id = ?"), append(args, f.ID)
 	}
 	data := "a.data"
 	if f.SkipData {
