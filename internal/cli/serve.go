@@ -1,0 +1,176 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log"
+	"net"
+	"net/http"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/pglab/pglab/internal/buildinfo"
+	"github.com/pglab/pglab/internal/serve"
+	"github.com/pglab/pglab/results"
+	"github.com/spf13/cobra"
+)
+
+func init() { register(32, newServeCmd) }
+
+// minTokenLen is the shortest --token accepted: a token is all that stands
+// between the network and the runs.
+const minTokenLen = 16
+
+func newServeCmd(env *Env) *cobra.Command {
+	var addr, store, token string
+	cmd := &cobra.Command{
+		Use:   "serve [--addr 127.0.0.1:8080] [--store PATH|postgres://…] [--token T]",
+		Short: "Browse the results store in a web browser: the runs, a run with its evidence, runs side by side",
+		Long: `Serve the results store as a local web UI, read-only, until Ctrl-C:
+
+  /                     the runs: ID, kind, status, start, duration, targets, studies, host;
+                        filters in the address (?study=vacuum&version=17&status=done&q=text);
+                        tick two runs or more and compare them
+  /runs/ID              the run's report as 'pglab report ID' renders it, then its evidence:
+                        every repetition's value, the server's texts (VACUUM VERBOSE, COPY
+                        transcripts, errors), each target's settings, tps and latency second
+                        by second, the latency distribution from the stored HDR histograms;
+                        the report as md, html, json or csv; a running run reloads itself
+  /compare?runs=A,B     the runs side by side as 'pglab report A B' shows them (medians,
+                        intervals, Mann-Whitney U, ~), what differs between their setups
+                        first, metrics measured in one run only apart
+
+Every page is a plain GET: its address is its permalink. The store is opened read-only
+(SQLite mode=ro and query_only; read-only transactions on PostgreSQL): serving never
+writes, and several serve processes and a running study can share one store.
+
+It listens on the loopback address unless told otherwise, and answers only requests
+that name it (Host: localhost, 127.0.0.1 or ::1). Any other address needs --token
+(or PGLAB_SERVE_TOKEN), at least 16 characters: every request must then carry it, as
+"Authorization: Bearer T" or as the cookie a first visit to /?token=T sets.`,
+		Example: `  pglab serve
+  pglab serve --store ./lab.db --addr 127.0.0.1:9000
+  pglab serve --store postgres://lab@db/pglab --addr 0.0.0.0:8080 --token "$(openssl rand -hex 16)"`,
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) > 0 {
+				return badInput("serve takes no arguments: got %q", strings.Join(args, " "))
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if !cmd.Flags().Changed("token") {
+				token = os.Getenv("PGLAB_SERVE_TOKEN")
+			}
+			host, loopback, err := checkServeAddr(addr, token)
+			if err != nil {
+				return err
+			}
+			st, err := results.OpenReadOnly(env.Ctx, store)
+			if err != nil {
+				return badInput("%v", err)
+			}
+			defer st.Close()
+			opts := serve.Options{Store: st, Token: token, Version: buildinfo.String(), Log: log.New(env.Stderr, "", log.LstdFlags)}
+			if token == "" {
+				opts.Hosts = []string{"localhost", "127.0.0.1", "::1", host}
+			}
+			h, err := serve.New(opts)
+			if err != nil {
+				return err
+			}
+			ln, err := net.Listen("tcp", addr)
+			if err != nil {
+				return badInput("listen on %s: %v", addr, err)
+			}
+			fmt.Fprintf(env.Stdout, "pglab serve: %s (store %s, read-only); Ctrl-C stops it\n", serveURL(ln.Addr(), host, loopback, token != ""), st.Location())
+			return runServer(env.Ctx, ln, h, opts.Log)
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&addr, "addr", "127.0.0.1:8080", "address to listen on, HOST:PORT; other than loopback only with --token")
+	f.StringVar(&store, "store", "", "results store: an SQLite file path or a postgres:// DSN (default "+defaultStoreText()+")")
+	f.StringVar(&token, "token", "", "a secret every request must carry (default $PGLAB_SERVE_TOKEN); needed for any address but loopback")
+	return cmd
+}
+
+// checkServeAddr checks --addr and --token: it returns the host to
+// listen on and whether it is a loopback address.
+func checkServeAddr(addr, token string) (string, bool, error) {
+	host, port, err := net.SplitHostPort(addr)
+	if err != nil || port == "" {
+		return "", false, badInput("--addr %s: want HOST:PORT, e.g. 127.0.0.1:8080", addr)
+	}
+	loopback := host == "localhost"
+	if ip := net.ParseIP(host); ip != nil {
+		loopback = ip.IsLoopback()
+	}
+	if !loopback && token == "" {
+		where := host
+		if where == "" {
+			where = "every address"
+		}
+		return "", false, badInput("--addr %s would serve the runs beyond this machine (%s): give --token (every request must then carry it), or listen on 127.0.0.1", addr, where)
+	}
+	if token != "" && len(token) < minTokenLen {
+		return "", false, badInput("--token is too short: use at least %d characters, e.g. $(openssl rand -hex 16)", minTokenLen)
+	}
+	return host, loopback, nil
+}
+
+// serveURL is the address to open in a browser. The token is not
+// printed: the user has it.
+func serveURL(a net.Addr, host string, loopback, withToken bool) string {
+	_, port, _ := net.SplitHostPort(a.String())
+	name := host
+	switch {
+	case loopback && name != "localhost":
+		name = "127.0.0.1"
+		if ip := net.ParseIP(host); ip != nil && ip.To4() == nil {
+			name = "[::1]"
+		}
+	case name == "" || name == "0.0.0.0" || name == "::":
+		if hn, err := os.Hostname(); err == nil {
+			name = hn
+		}
+	case strings.Contains(name, ":"):
+		name = "[" + name + "]"
+	}
+	u := "http://" + name + ":" + port + "/"
+	if withToken {
+		u += "?token=<your token> (once; a cookie keeps it)"
+	}
+	return u
+}
+
+// runServer serves on ln until ctx is cancelled, then shuts down within
+// a few seconds.
+func runServer(ctx context.Context, ln net.Listener, h http.Handler, logger *log.Logger) error {
+	srv := &http.Server{
+		Handler:           h,
+		ReadHeaderTimeout: 10 * time.Second,
+		ReadTimeout:       30 * time.Second,
+		WriteTimeout:      5 * time.Minute,
+		IdleTimeout:       2 * time.Minute,
+		ErrorLog:          logger,
+		BaseContext:       func(net.Listener) context.Context { return ctx },
+	}
+	done := make(chan error, 1)
+	go func() { done <- srv.Serve(ln) }()
+	select {
+	case err := <-done:
+		if errors.Is(err, http.ErrServerClosed) {
+			return nil
+		}
+		return fmt.Errorf("serve: %w", err)
+	case <-ctx.Done():
+	}
+	sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if err := srv.Shutdown(sctx); err != nil {
+		srv.Close()
+	}
+	<-done
+	return nil
+}

@@ -1,0 +1,11 @@
+package serve
+
+import (
+	"html/template"
+	"strings"
+)
+
+// funcs are the templates' functions.
+var funcs = template.FuncMap{
+	"join": strings.Join,
+}
