@@ -52,7 +52,16 @@ var fixtureHost = results.Host{
 func fixtureStore(t testing.TB) string {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "results.db")
-	s, err := results.Open(context.Background(), path)
+	writeFixture(t, path, "sqlite", path)
+	return path
+}
+
+// writeFixture writes the fixture's runs into the store at loc; driver
+// and dsn open the same store with database/sql to set the runs' end
+// times.
+func writeFixture(t testing.TB, loc, driver, dsn string) {
+	t.Helper()
+	s, err := results.Open(context.Background(), loc)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -66,28 +75,38 @@ func fixtureStore(t testing.TB) string {
 	s.Close()
 	// Finish stamps the time of the call; put each run's end where the
 	// fixture says, so that the pages do not depend on today's date.
-	db, err := sql.Open("sqlite", path)
+	db, err := sql.Open(driver, dsn)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer db.Close()
 	for id, d := range f.took {
-		var started string
-		if err := db.QueryRow(`SELECT started_at FROM runs WHERE id = ?`, id).Scan(&started); err != nil {
-			t.Fatal(err)
+		var err error
+		if driver == "sqlite" {
+			var started string
+			if err := db.QueryRow(`SELECT started_at FROM runs WHERE id = ?`, id).Scan(&started); err != nil {
+				t.Fatal(err)
+			}
+			st, err := time.Parse(time.RFC3339Nano, started)
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, err = db.Exec(`UPDATE runs SET finished_at = ? WHERE id = ?`, st.Add(d).UTC().Format("2006-01-02T15:04:05.000000Z"), id)
+			if err != nil {
+				t.Fatal(err)
+			}
+		} else {
+			_, err = db.Exec(`UPDATE pglab_results.runs SET finished_at = started_at + $1::interval WHERE id = $2`, fmt.Sprintf("%d seconds", int(d.Seconds())), id)
 		}
-		st, err := time.Parse(time.RFC3339Nano, started)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := db.Exec(`UPDATE runs SET finished_at = ? WHERE id = ?`, st.Add(d).UTC().Format("2006-01-02T15:04:05.000000Z"), id); err != nil {
+	}
+	if driver == "sqlite" {
+		if _, err := db.Exec(`PRAGMA wal_checkpoint(TRUNCATE)`); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if _, err := db.Exec(`PRAGMA wal_checkpoint(TRUNCATE)`); err != nil {
-		t.Fatal(err)
-	}
-	return path
 }
 
 type fixture struct {
