@@ -718,3 +718,46 @@ func cAtoi(s string) int64 {
 	}
 	return int64(int32(v))
 }
+
+// RewriteArgs returns a command line in canonical form: every option as
+// --long or --long=value (in the order given), then "--" and the
+// non-option arguments. Each option and argument passes through edit
+// (long is "" for a non-option argument), which returns its new value and
+// whether to keep it. extra are the caller's options as for
+// ParseCommandLine. Errors are getopt's messages.
+func RewriteArgs(args []string, extra []ExtraOption, edit func(long, val string) (string, bool, error)) ([]string, error) {
+	p := &parser{env: ParseEnv{Extra: extra}}
+	opts, rest, err := getoptLong(p.table(), args)
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, o := range opts {
+		v, keep, err := edit(o.spec.long, o.arg)
+		if err != nil {
+			return nil, err
+		}
+		if !keep {
+			continue
+		}
+		if o.spec.arg {
+			out = append(out, "--"+o.spec.long+"="+v)
+		} else {
+			out = append(out, "--"+o.spec.long)
+		}
+	}
+	var pos []string
+	for _, a := range rest {
+		v, keep, err := edit("", a)
+		if err != nil {
+			return nil, err
+		}
+		if keep {
+			pos = append(pos, v)
+		}
+	}
+	if len(pos) > 0 {
+		out = append(append(out, "--"), pos...)
+	}
+	return out, nil
+}

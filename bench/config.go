@@ -128,12 +128,12 @@ type Config struct {
 
 	// Stderr receives what pgbench prints to stderr during a run (vacuum,
 	// progress lines, client errors); nil discards it.
-	Stderr io.Writer
+	Stderr io.Writer `json:"-"`
 	// Stdout receives the version banner; nil discards it.
-	Stdout io.Writer
+	Stdout io.Writer `json:"-"`
 	// OnProgress, if set, is called (from one goroutine) for every progress
 	// tick, in addition to the progress line.
-	OnProgress func(ProgressTick)
+	OnProgress func(ProgressTick) `json:"-"`
 	// Quiet suppresses the version banner, the vacuum notice and progress
 	// lines on the writers (the figures still reach Result).
 	Quiet bool
@@ -149,7 +149,7 @@ type Config struct {
 	LogPID int
 	// OnInterval, if set, is called (from one goroutine) with every
 	// progress interval's figures (-P), histogram included.
-	OnInterval func(Interval)
+	OnInterval func(Interval) `json:"-"`
 
 	// Part places this process's clients and threads in a run spread over
 	// several processes (a coordinated run's worker); the zero value is the

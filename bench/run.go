@@ -319,6 +319,12 @@ func (s *Session) ServerVersion() string { return s.res.ServerVersion }
 // Scale is the run's scale (read from pgbench_branches for a builtin).
 func (s *Session) Scale() int { return s.scale }
 
+// Partitions are pgbench_accounts' partitioning as the setup connection
+// saw it (a builtin script's run only).
+func (s *Session) Partitions() (method string, n int) {
+	return s.res.PartitionMethod, s.res.Partitions
+}
+
 // Go starts the transactions. The time since Start returned is left out
 // of the initial connection time and of a -T run's duration.
 func (s *Session) Go() {
@@ -476,6 +482,40 @@ func ThrottleDelayUS(rate float64, threads int) float64 {
 	return 1e6 / rate * float64(threads)
 }
 
+// threadRandom is the random state of the part's thread i: that of thread
+// FirstThread+i of the whole run.
+func threadRandom(rr script.RunRandom, p Part, i int) script.ThreadRandom {
+	return rr.Threads[p.FirstThread+i]
+}
+
+// ThrottleSchedule returns the scheduled start times (microseconds from
+// each thread's start) that the -R schedule of cfg's threads draws until
+// horizon: one list per thread, from the same random streams and delays a
+// run uses, without connecting. A coordinated run's rate split is checked
+// with it.
+func ThrottleSchedule(cfg Config, horizon time.Duration) ([][]int64, error) {
+	if cfg.Rate <= 0 {
+		return nil, fmt.Errorf("no rate (-R) to schedule")
+	}
+	r, _, rr, err := newRunner(context.Background(), cfg)
+	if err != nil {
+		return nil, err
+	}
+	out := make([][]int64, r.nthreads)
+	for i := range out {
+		rng := threadRandom(rr, r.cfg.Part, i).Throttle
+		var trigger int64
+		for {
+			trigger += rng.Poisson(r.throttleDelay)
+			if trigger > horizon.Microseconds() {
+				break
+			}
+			out[i] = append(out[i], trigger)
+		}
+	}
+	return out, nil
+}
+
 // setupDatabase is the setup connection's work: the version banner, the
 // scale and partitioning of a builtin's tables, the automatic variables and
 // pgbench's vacuum. It returns the scale.
@@ -576,7 +616,7 @@ func (r *runner) newThreads(clients []*client, rr script.RunRandom) error {
 	dealt := 0
 	for i := range threads {
 		ns := (r.nclients - dealt + r.nthreads - i - 1) / (r.nthreads - i)
-		tr := rr.Threads[cfg.Part.FirstThread+i]
+		tr := threadRandom(rr, cfg.Part, i)
 		t := &thread{id: i, r: r, clients: clients[dealt : dealt+ns], raw: !cfg.Portable, epfd: -1,
 			chooseRng: tr.Choose, throttleRng: tr.Throttle, sampleRng: tr.Sample,
 			hist: newHist(), tickHist: newHist(), events: make([]unix.EpollEvent, max(ns, 1))}

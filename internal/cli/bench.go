@@ -90,6 +90,9 @@ type benchRun struct {
 	env    *Env
 	stderr io.Writer
 	flags  benchFlags
+	coord  coordFlags
+	// args is pgbench's command line (for --k8s-job's coordinator)
+	args []string
 }
 
 func (b *benchRun) errorf(format string, args ...any) int {
@@ -100,9 +103,9 @@ func (b *benchRun) errorf(format string, args ...any) int {
 // runBench is pgbench's main(): it returns the exit code after printing
 // what pgbench prints.
 func runBench(env *Env, args []string) int {
-	b := &benchRun{env: env, stderr: env.Stderr}
+	b := &benchRun{env: env, stderr: env.Stderr, args: args}
 	cl, err := bench.ParseCommandLine(args, bench.ParseEnv{
-		Stdin: env.Stdin, Stderr: env.Stderr, Extra: b.flags.extra(),
+		Stdin: env.Stdin, Stderr: env.Stderr, Extra: append(b.flags.extra(), b.coord.coordOptions()...),
 		ResolveTarget: func(dbname string) (string, string, error) {
 			if b.flags.target == "" {
 				return "", dbname, nil
@@ -130,10 +133,19 @@ func runBench(env *Env, args []string) int {
 	case bench.ActionInit:
 		return b.initTables(cl)
 	}
+	if err := b.coord.check(); err != nil {
+		return b.errorf("%s", err)
+	}
 	cfg := cl.Config
 	cfg.Stderr, cfg.Stdout = env.Stderr, env.Stdout
 	if b.flags.json {
 		cfg.Quiet = true
+	}
+	switch {
+	case b.coord.k8sJob != "":
+		return b.printManifests(cfg)
+	case b.coord.listen != "":
+		return b.coordinate(cfg)
 	}
 	res, err := bench.Run(env.Ctx, cfg)
 	return b.finish(res, err)
@@ -317,6 +329,19 @@ pglab additions:
   --target=NAME|DSN        run against a managed instance from 'pglab pg start', or a DSN
   --force                  with -i: drop tables named pgbench_* even when their columns
                            are not pgbench's (without it, -i refuses to drop them)
+
+Load from several machines (see 'pglab worker --help'):
+  --listen=HOST:PORT       coordinate the run: wait for the workers, share the clients,
+                           threads and -R among them, merge their figures
+  --expect-workers=N       number of workers (pglab worker --join HOST:PORT)
+  --token=T                the workers' secret (default $PGLAB_TOKEN; required unless
+                           --listen is a loopback address)
+  --join-timeout=SEC       wait at most SEC for the workers to join (default 300)
+  --ready-timeout=SEC      wait at most SEC for their clients to connect (default 120)
+  --store=PATH|DSN         the results store of the coordinated run
+  --k8s-job=NAME           print the Kubernetes manifests of such a run instead
+                           (with --expect-workers, --image=IMAGE, --k8s-namespace=NS,
+                           --k8s-secret=NAME)
 
 After pgbench's summary, pglab prints latency percentiles (p50, p90, p99, p99.9,
 max) of successful transactions from an HDR histogram. Plain TCP and Unix-socket

@@ -1,0 +1,283 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/pglab/pglab/bench"
+	"github.com/pglab/pglab/bench/dist"
+	"github.com/pglab/pglab/internal/buildinfo"
+	"github.com/pglab/pglab/results"
+)
+
+// coordFlags are pglab bench's options for a run from several processes.
+type coordFlags struct {
+	listen, token, store string
+	workers              int
+	joinTimeout          time.Duration
+	readyTimeout         time.Duration
+	k8sJob, image        string
+	namespace, secret    string
+}
+
+// coordOptions returns the coordinator's options for the command-line
+// parser (benchmarking options: -i refuses them).
+func (f *coordFlags) coordOptions() []bench.ExtraOption {
+	seconds := func(dst *time.Duration, name string) func(string) error {
+		return func(v string) error {
+			n, err := strconv.Atoi(v)
+			if err != nil || n < 1 {
+				return fmt.Errorf("invalid value \"%s\" for option --%s (seconds, at least 1)", v, name)
+			}
+			*dst = time.Duration(n) * time.Second
+			return nil
+		}
+	}
+	str := func(dst *string) func(string) error { return func(v string) error { *dst = v; return nil } }
+	return []bench.ExtraOption{
+		{Long: "listen", Arg: true, Bench: true, Set: str(&f.listen)},
+		{Long: "expect-workers", Arg: true, Bench: true, Set: func(v string) error {
+			n, err := strconv.Atoi(v)
+			if err != nil || n < 1 || n > 100000 {
+				return fmt.Errorf("invalid value \"%s\" for option --expect-workers (1..100000)", v)
+			}
+			f.workers = n
+			return nil
+		}},
+		{Long: "token", Arg: true, Bench: true, Set: str(&f.token)},
+		{Long: "join-timeout", Arg: true, Bench: true, Set: seconds(&f.joinTimeout, "join-timeout")},
+		{Long: "ready-timeout", Arg: true, Bench: true, Set: seconds(&f.readyTimeout, "ready-timeout")},
+		{Long: "store", Arg: true, Bench: true, Set: str(&f.store)},
+		{Long: "k8s-job", Arg: true, Bench: true, Set: str(&f.k8sJob)},
+		{Long: "image", Arg: true, Bench: true, Set: str(&f.image)},
+		{Long: "k8s-namespace", Arg: true, Bench: true, Set: str(&f.namespace)},
+		{Long: "k8s-secret", Arg: true, Bench: true, Set: str(&f.secret)},
+	}
+}
+
+// check refuses combinations that make no sense, before anything runs.
+func (f *coordFlags) check() error {
+	switch {
+	case f.listen != "" && f.k8sJob != "":
+		return fmt.Errorf("--listen and --k8s-job cannot be used together (--k8s-job prints manifests whose coordinator listens)")
+	case (f.listen != "" || f.k8sJob != "") && f.workers == 0:
+		return fmt.Errorf("--listen and --k8s-job need --expect-workers N")
+	case f.workers > 0 && f.listen == "" && f.k8sJob == "":
+		return fmt.Errorf("--expect-workers needs --listen ADDR (or --k8s-job NAME)")
+	case f.k8sJob != "" && f.image == "":
+		return fmt.Errorf("--k8s-job needs --image IMAGE (a container image with pglab on its PATH)")
+	case f.k8sJob == "" && (f.image != "" || f.namespace != "" || f.secret != ""):
+		return fmt.Errorf("--image, --k8s-namespace and --k8s-secret belong to --k8s-job")
+	case f.listen == "" && f.k8sJob == "" && (f.token != "" || f.joinTimeout > 0 || f.readyTimeout > 0 || f.store != ""):
+		return fmt.Errorf("--token, --join-timeout, --ready-timeout and --store belong to --listen")
+	}
+	return nil
+}
+
+// tokenValue is --token, else $PGLAB_TOKEN.
+func (f *coordFlags) tokenValue() string {
+	if f.token != "" {
+		return f.token
+	}
+	return os.Getenv("PGLAB_TOKEN")
+}
+
+// coordinate runs cfg as a coordinator of --expect-workers workers and
+// prints the merged summary; it returns the exit code.
+func (b *benchRun) coordinate(cfg bench.Config) int {
+	env, f := b.env, &b.coord
+	if _, err := dist.Split(cfg, f.workers); err != nil {
+		return b.errorf("%s", err)
+	}
+	co, err := dist.Listen(dist.Options{Listen: f.listen, Workers: f.workers, Token: f.tokenValue(),
+		JoinTimeout: f.joinTimeout, ReadyTimeout: f.readyTimeout, Version: buildinfo.Version,
+		Stderr: env.Stderr, Stdout: env.Stdout, Quiet: env.Quiet || b.flags.json})
+	if err != nil {
+		return b.errorf("%s", err)
+	}
+	if !env.Quiet {
+		fmt.Fprintf(env.Stderr, "%s: waiting for %d workers: pglab worker --join %s\n", benchProg, f.workers, co.Addr())
+	}
+	var out *dist.Outcome
+	err = co.Accept(env.Ctx)
+	if err == nil {
+		out, err = co.Run(env.Ctx, cfg)
+	}
+	var runErr *dist.RunError
+	if errors.As(err, &runErr) {
+		co.Close(err)
+	} else {
+		co.Close(nil)
+	}
+	if serr := b.storeCoordinated(cfg, out, err); serr != nil {
+		b.errorf("%s", serr)
+	}
+	switch {
+	case errors.As(err, &runErr):
+		b.writeWorkers(out)
+		b.errorf("%s", runErr.Msg)
+		return 2
+	case err != nil && out == nil:
+		return b.finish(nil, err)
+	}
+	var res *bench.Result
+	if out != nil {
+		res = out.Result
+	}
+	code := b.finish(res, err)
+	if res != nil && !b.flags.json {
+		b.writeWorkers(out)
+	}
+	return code
+}
+
+// writeWorkers prints one line per worker after the summary.
+func (b *benchRun) writeWorkers(out *dist.Outcome) {
+	if out == nil {
+		return
+	}
+	for _, w := range out.Workers {
+		fmt.Fprintln(b.env.Stdout, workerLine(w))
+	}
+}
+
+func workerLine(w dist.WorkerResult) string {
+	s := fmt.Sprintf("worker %d (%s): clients %d-%d, threads %d", w.Worker, w.Name, w.FirstClient, w.FirstClient+w.Clients-1, w.Threads)
+	if w.Rate > 0 {
+		s += fmt.Sprintf(", rate %.1f", w.Rate)
+	}
+	r := w.Result
+	if r == nil {
+		return s + ": no result"
+	}
+	s += fmt.Sprintf(": %d transactions, %d failed, tps = %f", r.Transactions, r.Failed, r.TPS)
+	if r.Histogram != nil && r.Histogram.TotalCount() > 0 {
+		s += fmt.Sprintf(", latency p50 = %.3f ms, p99 = %.3f ms", r.LatencyP50Ms, r.LatencyP99Ms)
+	}
+	if r.Aborted {
+		s += " (aborted)"
+	}
+	return s
+}
+
+// storeCoordinated keeps the run in the results store: the merged figures
+// (case part=all) only when the run completed, and each worker's share
+// (case part=worker N), with the summary, progress series and histogram as
+// artefacts.
+func (b *benchRun) storeCoordinated(cfg bench.Config, out *dist.Outcome, runErr error) error {
+	ctx := context.WithoutCancel(b.env.Ctx)
+	st, err := results.Open(ctx, b.coord.store)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	extra, _ := json.Marshal(map[string]any{"workers": b.coord.workers, "clients": cfg.Clients, "threads": cfg.Threads, "listen": b.coord.listen})
+	run, err := st.BeginRun(ctx, results.RunInfo{Kind: results.KindBench, Version: buildinfo.String(),
+		Command: append([]string{"pglab"}, b.env.Args...), Host: results.CollectHost(""), Extra: extra})
+	if err != nil {
+		return err
+	}
+	status := results.StatusDone
+	switch {
+	case b.env.Ctx.Err() != nil:
+		status = results.StatusInterrupted
+	case runErr != nil:
+		status = results.StatusFailed
+	case out != nil && out.Result != nil && out.Result.Aborted:
+		status, runErr = results.StatusFailed, errors.New("some clients aborted")
+	}
+	if err := b.storeOutcome(ctx, run, cfg, out, status == results.StatusDone); err != nil {
+		_ = run.Finish(ctx, results.StatusFailed, err)
+		return err
+	}
+	if err := run.Finish(ctx, status, runErr); err != nil {
+		return err
+	}
+	if !b.env.Quiet && !b.flags.json {
+		fmt.Fprintf(b.env.Stderr, "%s: run %s stored in %s\n", benchProg, run.ID(), st.Location())
+	}
+	return nil
+}
+
+func (b *benchRun) storeOutcome(ctx context.Context, run *results.Run, cfg bench.Config, out *dist.Outcome, complete bool) error {
+	if out == nil {
+		return nil
+	}
+	conn := cfg.ConnString
+	if conn == "" {
+		conn = strings.TrimSpace(fmt.Sprintf("host=%s port=%s user=%s dbname=%s", cfg.Host, cfg.Port, cfg.User, cfg.DBName))
+	}
+	t := results.Target{Name: "db", Kind: results.TargetDSN, Conn: conn}
+	if out.Result != nil {
+		t.ServerVersion = out.Result.ServerVersion
+	} else {
+		for _, w := range out.Workers {
+			if w.Result != nil {
+				t.ServerVersion = w.Result.ServerVersion
+				break
+			}
+		}
+	}
+	if err := run.AddTarget(ctx, t); err != nil {
+		return err
+	}
+	var ms []results.Measurement
+	add := func(part string, r *bench.Result) error {
+		c := map[string]string{"part": part, "clients": strconv.Itoa(r.Clients)}
+		for _, m := range []struct {
+			name, unit string
+			v          float64
+			dir        results.Direction
+		}{
+			{"tps", "tps", r.TPS, results.DirectionHigher}, {"transactions", "count", float64(r.Transactions), results.DirectionHigher},
+			{"failed", "count", float64(r.Failed), results.DirectionLower}, {"latency_avg_ms", "ms", r.LatencyAvgMs, results.DirectionLower},
+			{"latency_p50_ms", "ms", r.LatencyP50Ms, results.DirectionLower}, {"latency_p99_ms", "ms", r.LatencyP99Ms, results.DirectionLower},
+			{"latency_max_ms", "ms", r.LatencyMaxMs, results.DirectionLower}, {"conn_ms", "ms", r.ConnMs, results.DirectionLower},
+		} {
+			ms = append(ms, results.Measurement{Target: "db", Study: "bench", Case: c, Rep: 1, Metric: m.name, Value: m.v, Unit: m.unit, Direction: m.dir})
+		}
+		var sum strings.Builder
+		r.WriteSummary(&sum)
+		r.WritePercentiles(&sum)
+		if err := run.AddArtefact(ctx, results.Artefact{Target: "db", Study: "bench", Case: c, Rep: 1, Name: "pgbench-summary", ContentType: "text/plain", Data: []byte(sum.String())}); err != nil {
+			return err
+		}
+		if r.Histogram != nil {
+			if h, err := bench.EncodeHist(r.Histogram); err == nil {
+				if err := run.AddArtefact(ctx, results.Artefact{Target: "db", Study: "bench", Case: c, Rep: 1, Name: "latency-hdr", ContentType: "application/x-hdrhistogram", Data: h}); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	}
+	if complete && out.Result != nil {
+		if err := add("all", out.Result); err != nil {
+			return err
+		}
+		if data, err := json.Marshal(out.Result.Progress); err == nil {
+			if err := run.AddArtefact(ctx, results.Artefact{Target: "db", Study: "bench", Case: map[string]string{"part": "all", "clients": strconv.Itoa(out.Result.Clients)}, Rep: 1, Name: "progress", ContentType: "application/json", Data: data}); err != nil {
+				return err
+			}
+		}
+	}
+	for _, w := range out.Workers {
+		if w.Result != nil {
+			if err := add(fmt.Sprintf("worker %d", w.Worker), w.Result); err != nil {
+				return err
+			}
+		}
+	}
+	if data, err := json.Marshal(out.Workers); err == nil {
+		if err := run.AddArtefact(ctx, results.Artefact{Name: "workers", ContentType: "application/json", Data: data}); err != nil {
+			return err
+		}
+	}
+	return run.AddMeasurements(ctx, ms)
+}
