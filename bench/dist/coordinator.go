@@ -720,4 +720,3 @@ func StripPassword(s string) (string, bool) {
 // kvPassword matches a password in a key=value connection string (libpq
 // allows spaces around '=' and quoted values with backslash escapes).
 var kvPassword = regexp.MustCompile(`(^|\s)password\s*=\s*('(?:[^'\\]|\\.)*'|\S+)`)
-
