@@ -3,6 +3,7 @@ package results
 import (
 	"context"
 	"encoding/json"
+	"slices"
 	"strings"
 )
 
@@ -101,7 +102,7 @@ func (s *Store) describedStudies(ctx context.Context, ids []string, out []RunSum
 				rows.Close()
 				return s.wrap("list the runs' studies", err)
 			}
-			if i, ok := byID[id]; ok && indexOf(out[i].Studies, study) < 0 {
+			if i, ok := byID[id]; ok && slices.Index(out[i].Studies, study) < 0 {
 				out[i].Studies = append(out[i].Studies, study)
 			}
 		}
@@ -126,18 +127,9 @@ func manifestStudies(extra json.RawMessage) []string {
 	}
 	var out []string
 	for _, s := range append([]string{m.Study}, m.Studies...) {
-		if s != "" && indexOf(out, s) < 0 {
+		if s != "" && slices.Index(out, s) < 0 {
 			out = append(out, s)
 		}
 	}
 	return out
-}
-
-func indexOf(list []string, s string) int {
-	for i, x := range list {
-		if x == s {
-			return i
-		}
-	}
-	return -1
 }

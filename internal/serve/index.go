@@ -3,6 +3,7 @@ package serve
 import (
 	"net/http"
 	"net/url"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -65,7 +66,7 @@ func (f indexFilter) query(p int) string {
 // match reports whether a run passes the filters the store did not apply
 // (study, version, text).
 func (f indexFilter) match(r *results.RunSummary) bool {
-	if f.Study != "" && indexOf(r.Studies, f.Study) < 0 {
+	if f.Study != "" && slices.Index(r.Studies, f.Study) < 0 {
 		return false
 	}
 	if f.Version != "" {
@@ -262,13 +263,4 @@ func sortedSet(m map[string]bool) []string {
 	}
 	sort.Strings(out)
 	return out
-}
-
-func indexOf(list []string, s string) int {
-	for i, x := range list {
-		if x == s {
-			return i
-		}
-	}
-	return -1
 }
