@@ -84,7 +84,11 @@ that name it (Host: localhost, 127.0.0.1 or ::1). Any other address needs --toke
 			if err != nil {
 				return badInput("listen on %s: %v", addr, err)
 			}
-			fmt.Fprintf(env.Stdout, "pglab serve: %s (store %s, read-only); Ctrl-C stops it\n", serveURL(ln.Addr(), host, loopback, token != ""), st.Location())
+			u := serveURL(ln.Addr(), host, loopback)
+			if token != "" {
+				u += " (open " + u + "?token=<your token> once: a cookie keeps it)"
+			}
+			fmt.Fprintf(env.Stdout, "pglab serve: %s; store %s, read-only; Ctrl-C stops it\n", u, st.Location())
 			return runServer(env.Ctx, ln, h, opts.Log)
 		},
 	}
@@ -121,7 +125,7 @@ func checkServeAddr(addr, token string) (string, bool, error) {
 
 // serveURL is the address to open in a browser. The token is not
 // printed: the user has it.
-func serveURL(a net.Addr, host string, loopback, withToken bool) string {
+func serveURL(a net.Addr, host string, loopback bool) string {
 	_, port, _ := net.SplitHostPort(a.String())
 	name := host
 	switch {
@@ -137,11 +141,7 @@ func serveURL(a net.Addr, host string, loopback, withToken bool) string {
 	case strings.Contains(name, ":"):
 		name = "[" + name + "]"
 	}
-	u := "http://" + name + ":" + port + "/"
-	if withToken {
-		u += "?token=<your token> (once; a cookie keeps it)"
-	}
-	return u
+	return "http://" + name + ":" + port + "/"
 }
 
 // runServer serves on ln until ctx is cancelled, then shuts down within
