@@ -34,6 +34,16 @@ func dial(ctx context.Context, cfg *pgconn.Config, keepConn bool) (*link, error)
 		return nil, err
 	}
 	num := serverVersionNum(pc)
+	// pgconn starts a background reader when a write of the start-up
+	// exchange is slow (15 ms, e.g. a TLS handshake on a loaded machine);
+	// stopped, its goroutine may still be blocked in a read of the socket
+	// and would swallow the reply to the first query sent on the hijacked
+	// connection (the client then waits forever on an idle server).
+	// SyncConn drains and stops it, with a ping only when it ran.
+	if err := pc.SyncConn(ctx); err != nil {
+		pc.Close(ctx)
+		return nil, fmt.Errorf("take over connection: %w", err)
+	}
 	hc, err := pc.Hijack()
 	if err != nil {
 		pc.Close(ctx)
