@@ -91,3 +91,40 @@ func TestRunSummaries(t *testing.T) {
 		}
 	})
 }
+
+// TestRunsStamp: the stamp changes when a run begins, gets a target and
+// finishes, and not otherwise.
+func TestRunsStamp(t *testing.T) {
+	forEachStore(t, func(t *testing.T, loc string) {
+		ctx := context.Background()
+		s := mustOpen(t, loc)
+		stamp := func() RunsStamp {
+			st, err := s.RunsStamp(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return st
+		}
+		s0 := stamp()
+		r, err := s.BeginRun(ctx, RunInfo{Kind: KindStudy})
+		if err != nil {
+			t.Fatal(err)
+		}
+		s1 := stamp()
+		if err := r.AddTarget(ctx, Target{Name: "pg17", Kind: TargetManaged}); err != nil {
+			t.Fatal(err)
+		}
+		s2 := stamp()
+		if err := r.AddMeasurements(ctx, []Measurement{{Target: "pg17", Study: "x", Metric: "m", Value: 1}}); err != nil {
+			t.Fatal(err)
+		}
+		s3 := stamp()
+		if err := r.Finish(ctx, StatusDone, nil); err != nil {
+			t.Fatal(err)
+		}
+		s4 := stamp()
+		if s0 == s1 || s1 == s2 || s3 == s4 || s2 != s3 {
+			t.Errorf("stamps %+v %+v %+v %+v %+v", s0, s1, s2, s3, s4)
+		}
+	})
+}

@@ -9,7 +9,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/pglab/pglab/report"
 	"github.com/pglab/pglab/results"
@@ -156,8 +155,7 @@ func (rd *runData) progress() []studyProgress {
 // finished run of the same studies (as conbench links candidate baselines
 // from a run's page).
 func (h *Handler) compareSuggestions(ctx context.Context, rec results.RunRecord) []link {
-	// The run itself and up to 200 runs that started before it.
-	runs, err := h.opts.Store.RunSummaries(ctx, results.RunFilter{Before: rec.StartedAt.Add(time.Microsecond), Limit: 201})
+	runs, err := h.summaries(ctx)
 	if err != nil {
 		return nil
 	}

@@ -61,6 +61,7 @@ type Handler struct {
 	opts  Options
 	mux   *http.ServeMux
 	pages *template.Template
+	cache summaryCache
 }
 
 // cookieName holds the token after a ?token= link.
