@@ -3,6 +3,7 @@ package report
 import (
 	"encoding/json"
 	"sort"
+	"time"
 
 	"github.com/pglab/pglab/compare"
 	"github.com/pglab/pglab/results"
@@ -33,6 +34,12 @@ type Dataset struct {
 	// Notes are remarks per study and case (bottlenecks, skipped
 	// targets) and the outcomes of behaviour probes.
 	Notes []Note
+	// Timings are where each run's wall time went, per study (runs that
+	// stored it).
+	Timings []RunTiming
+	// Outputs are the studies' text artefacts (transcripts, VACUUM
+	// VERBOSE output), shown under each study.
+	Outputs []Output
 	// Alpha is the significance level; 0 means the one stored with the
 	// run (its manifest's "alpha"), or else compare.DefaultAlpha.
 	Alpha float64
@@ -269,4 +276,14 @@ func (d *Dataset) analyze(mg MetricGroup, names []string) (*compare.Result, erro
 		in.Baseline = names[0]
 	}
 	return compare.Analyze(in, compare.Options{Alpha: d.alpha()})
+}
+
+// RunTiming is where a run's wall time went: starting its servers, then
+// each study's measured steps and set-up.
+type RunTiming struct {
+	Run string
+	// Servers is the time before the run's start was stored: binaries,
+	// initdb, starting the servers.
+	Servers time.Duration
+	Studies []results.StudyTime
 }

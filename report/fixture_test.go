@@ -3,8 +3,10 @@ package report
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"math/rand/v2"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -161,6 +163,18 @@ func fixtureStore(t testing.TB) string {
 		}
 		add("pg16", "vacuum", labels, "index_scans", "count", neutral, true, []float64{1, 1, 1, 1, 1, 1})
 		add("pg17", "vacuum", labels, "index_scans", "count", neutral, true, []float64{1, 1, 1, 1, 1, 1})
+		// A figure only pg17 gives, with pg16's reason as a metric note.
+		add("pg17", "vacuum", labels, "dead_tuple_bytes", "bytes", neutral, false, []float64{1 << 20, 1 << 20, 1 << 20, 1 << 20, 1 << 20, 1 << 20})
+		mn, _ := json.Marshal(results.MetricNote{Metric: "dead_tuple_bytes", Text: "PostgreSQL 16 has no pg_stat_progress_vacuum.dead_tuple_bytes (new in 17)"})
+		if err := run.AddArtefact(ctx, results.Artefact{Target: "pg16", Study: "vacuum", Case: labels, Rep: 1, Name: "note", ContentType: "application/json", Data: mn}); err != nil {
+			t.Fatal(err)
+		}
+		for _, tg := range []string{"pg16", "pg17"} {
+			for rep := 1; rep <= 2; rep++ {
+				text := fmt.Sprintf("INFO:  vacuuming \"lab.pglab.t_vacuum_test\"\nINFO:  finished vacuuming \"lab.pglab.t_vacuum_test\": index scans: 1\n(%s, %s, repetition %d)\n", c.name, tg, rep)
+				note(run, "vacuum-verbose", tg, "vacuum", labels, rep, text)
+			}
+		}
 	}
 
 	// copy-out (seed 002 §3): 3 repetitions, too few to decide.
@@ -236,6 +250,13 @@ func fixtureStore(t testing.TB) string {
 		for _, tg := range []string{"pg16", "pg17"} {
 			add(tg, "copy-errors", labels, "rows_loaded", "rows", neutral, true, []float64{loaded[tg]})
 		}
+		said := map[string]string{"pg16": "COPY t FROM STDIN;\n1,x\n\\.\n" + strings.Replace(p.o16, "ERROR: ", "ERROR:  ", 1), "pg17": "COPY t FROM STDIN;\n1,x\n\\.\n" + strings.Replace(p.o17, "ERROR: ", "ERROR:  ", 1)}
+		if p.probe == "on_error_ignore" {
+			said["pg17"] = "COPY t FROM STDIN;\n1,x\n\\.\nNOTICE:  skipping row due to data type incompatibility at line 3 for column \"abalance\": \" invalid_balance\"\nNOTICE:  1 row was skipped due to data type incompatibility\nCOPY 3"
+		}
+		for _, tg := range []string{"pg16", "pg17"} {
+			note(run, "copy-output", tg, "copy-errors", labels, 1, said[tg]+"\n")
+		}
 	}
 
 	// commit (seed 004): transactions, 3 repetitions.
@@ -266,6 +287,21 @@ func fixtureStore(t testing.TB) string {
 	note(run, "note", "pg17", "fsync-probe", nil, 0, "the study ran on a user's server: pglab did not change its settings")
 
 	if err := run.AddMeasurements(ctx, ms); err != nil {
+		t.Fatal(err)
+	}
+	// Where run A's time went: 25 s starting servers, then the studies.
+	for _, st := range []results.StudyTime{
+		{Study: "tps", WallMS: 290e3, MeasuredMS: 240e3, Steps: 40},
+		{Study: "vacuum", WallMS: 260e3, MeasuredMS: 35.5e3, Steps: 48},
+		{Study: "copy-errors", WallMS: 3.2e3, MeasuredMS: 41, Steps: 6},
+	} {
+		data, _ := json.Marshal(st)
+		if err := run.AddArtefact(ctx, results.Artefact{Study: st.Study, Name: results.StudyTimeArtefact, ContentType: "application/json", Data: data}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	rt, _ := json.Marshal(results.RunTime{ServersMS: 25e3})
+	if err := run.AddArtefact(ctx, results.Artefact{Name: results.RunTimeArtefact, ContentType: "application/json", Data: rt}); err != nil {
 		t.Fatal(err)
 	}
 	if err := run.Finish(ctx, results.StatusDone, nil); err != nil {

@@ -17,7 +17,7 @@ import (
 // Tables scroll sideways on a narrow screen and charts scale to its
 // width.
 func WriteHTML(w io.Writer, d *Dataset) error {
-	v, err := buildView(d)
+	v, err := buildView(d, Options{})
 	if err != nil {
 		return err
 	}
@@ -33,7 +33,7 @@ func WriteHTML(w io.Writer, d *Dataset) error {
 // page around it, for a page that embeds the report (pglab serve's run
 // and comparison pages) and styles it with HTMLStyle.
 func WriteHTMLFragment(w io.Writer, d *Dataset) error {
-	v, err := buildView(d)
+	v, err := buildView(d, Options{})
 	if err != nil {
 		return err
 	}
@@ -174,11 +174,17 @@ const pageHTML = `<!DOCTYPE html>
 {{if .Version}}<dt>pglab</dt><dd>{{.Version}}</dd>{{end}}
 {{if .Command}}<dt>Command</dt><dd><code>{{.Command}}</code></dd>{{end}}
 {{if .Error}}<dt>Error</dt><dd>{{.Error}}</dd>{{end}}{{end}}{{end}}
-<dt>Statistics</dt><dd>{{.StatisticsLine}}</dd>
+{{range .TimeLines}}<dt>Time</dt><dd>{{.}}</dd>
+{{end}}<dt>Statistics</dt><dd>{{.StatisticsLine}}</dd>
 </dl>
 {{if gt (len .Runs) 1}}<div class="scroll"><table>
 <thead><tr><th>run</th><th>kind</th><th>status</th><th>started</th><th>took</th><th>pglab</th><th>command</th></tr></thead>
 <tbody>{{range .Runs}}<tr><td class="label">{{.ID}}</td><td>{{.Kind}}</td><td>{{.Status}}</td><td class="label">{{.Started}}</td><td class="label">{{.Duration}}</td><td>{{.Version}}</td><td><code>{{.Command}}</code>{{if .Error}}<br>error: {{.Error}}{{end}}</td></tr>
+{{end}}</tbody></table></div>{{end}}
+{{if .Times}}<p>Where the time went (measured steps: what the figures time, every target and repetition; set-up: settings and restarts, tables and data, reading counters, waiting for statistics):</p>
+<div class="scroll"><table class="times">
+<thead><tr>{{range .TimeHead}}<th>{{.}}</th>{{end}}</tr></thead>
+<tbody>{{range .TimeCells}}<tr>{{range .}}<td class="num">{{.}}</td>{{end}}</tr>
 {{end}}</tbody></table></div>{{end}}
 </section>
 
@@ -202,6 +208,12 @@ const pageHTML = `<!DOCTYPE html>
 <tbody>{{range .Rows}}<tr>{{range .Case.Values}}<td class="label">{{.}}</td>{{end}}<td class="label">{{.MetricHead}}</td>{{range .Values}}<td class="num">{{.Text}}{{with .Marks}} <sup>{{marks .}}</sup>{{end}}</td>{{end}}{{range .Changes}}<td class="num {{.Class}}">{{.Text}}{{with .Marks}} <sup>{{marks .}}</sup>{{end}}</td>{{end}}</tr>
 {{end}}</tbody></table></div>
 {{if $sv.Tables}}</details>{{end}}{{end}}
+{{range .Texts}}{{$open := .Open}}<h3>{{.Head}}</h3>
+{{range .Cases}}<details class="output" data-output="{{.Case.Name}}"{{if $open}} open{{end}}><summary>{{.Case.Name}}</summary>
+{{range .Entries}}<p class="who">{{.Who}}</p>
+<pre>{{.Body}}</pre>
+{{end}}</details>
+{{end}}{{end}}
 {{if or .General .Foot}}<ul class="foot">{{range .General}}<li>Every figure of this study: {{.}}</li>{{end}}{{range $i, $f := .Foot}}<li><span class="mark">{{sup (inc $i)}}</span> {{$f}}</li>{{end}}</ul>{{end}}
 {{with .Notes}}<h3>Notes</h3><ul class="notes">{{range .}}<li>{{.}}</li>{{end}}</ul>{{end}}
 </section>
@@ -246,6 +258,9 @@ figure.chart svg { display: block; width: 100%; max-width: 32rem; height: auto; 
 .foot { list-style: none; padding-left: 0; }
 code { font-size: .9em; overflow-wrap: anywhere; }
 details > summary { cursor: pointer; font-weight: 600; margin: 1rem 0 .4rem; }
+details.output > summary { font-weight: 500; margin: .4rem 0; }
+p.who { margin: .4rem 0 .1rem; color: var(--muted); font-size: .9rem; }
+pre { overflow-x: auto; margin: 0 0 .5rem; padding: .5rem .6rem; background: var(--head); border: 1px solid var(--line); border-radius: 4px; font-size: .85rem; line-height: 1.35; }
 dl.facts { display: grid; grid-template-columns: max-content 1fr; gap: .2rem 1rem; margin: .5rem 0; }
 dl.facts dt { font-weight: 600; }
 dl.facts dd { margin: 0; overflow-wrap: anywhere; }

@@ -24,7 +24,7 @@ const JSONVersion = 1
 // no value (a median without samples, an interval without bounds, a ratio
 // to zero) are null.
 func WriteJSON(w io.Writer, d *Dataset) error {
-	v, err := buildView(d)
+	v, err := buildView(d, Options{})
 	if err != nil {
 		return err
 	}
@@ -60,6 +60,17 @@ type jsonRun struct {
 	Command    []string        `json:"command"`
 	Host       results.Host    `json:"host"`
 	Extra      json.RawMessage `json:"extra,omitempty"`
+	// Time splits the run's wall time per study (runs that stored it).
+	Time *jsonRunTime `json:"time,omitempty"`
+}
+
+// jsonRunTime is where a run's wall time went, in milliseconds.
+type jsonRunTime struct {
+	WallMS     float64             `json:"wall_ms"`
+	MeasuredMS float64             `json:"measured_ms"`
+	SetupMS    float64             `json:"setup_ms"`
+	ServersMS  float64             `json:"servers_ms"`
+	Studies    []results.StudyTime `json:"studies"`
 }
 
 type jsonTarget struct {
@@ -104,6 +115,20 @@ type jsonStudy struct {
 	Outcomes []jsonOutcome     `json:"outcomes,omitempty"`
 	Notes    []jsonNote        `json:"notes,omitempty"`
 	Warnings []string          `json:"warnings,omitempty"`
+	// Outputs are the study's text artefacts, every repetition's.
+	Outputs []jsonOutput `json:"outputs,omitempty"`
+}
+
+// jsonOutput is one text artefact: what the server (or a program) said
+// in a case, on a target, in a repetition.
+type jsonOutput struct {
+	Name   string            `json:"name"`
+	Title  string            `json:"title"`
+	Case   string            `json:"case,omitempty"`
+	Labels map[string]string `json:"labels,omitempty"`
+	Target string            `json:"target"`
+	Rep    int               `json:"rep,omitempty"`
+	Text   string            `json:"text"`
 }
 
 type jsonCase struct {
@@ -217,6 +242,7 @@ func (v *view) jsonDoc() jsonDoc {
 		if len(r.Extra) > 0 && json.Valid(r.Extra) {
 			jr.Extra = r.Extra
 		}
+		jr.Time = v.jsonTime(r.ID)
 		doc.Runs = append(doc.Runs, jr)
 	}
 	doc.Targets = []jsonTarget{}
@@ -325,15 +351,21 @@ func (sv *studyView) jsonStudy(d *Dataset) jsonStudy {
 		}
 		jn := jsonNote{Labels: n.Case, Target: n.Target, Rep: n.Rep, Metric: n.Metric, Text: n.Text}
 		if len(n.Case) > 0 {
-			key := results.CaseKey(n.Case)
-			jn.Case = CaseTitle(n.Case)
-			for _, c := range sv.Cases {
-				if c.Key == key {
-					jn.Case = c.Name
-				}
-			}
+			jn.Case = sv.caseName(n.Case)
 		}
 		js.Notes = append(js.Notes, jn)
+	}
+	for _, g := range sv.Texts {
+		for _, o := range d.Outputs {
+			if o.Study != sv.Name || o.Name != g.Name {
+				continue
+			}
+			jo := jsonOutput{Name: o.Name, Title: g.Head, Labels: o.Case, Target: o.Target, Rep: o.Rep, Text: o.Body}
+			if len(o.Case) > 0 {
+				jo.Case = sv.caseName(o.Case)
+			}
+			js.Outputs = append(js.Outputs, jo)
+		}
 	}
 	return js
 }
@@ -371,3 +403,33 @@ func nonNil(m map[string]string) map[string]string {
 	}
 	return m
 }
+
+// caseName is the study's name for a case.
+func (sv *studyView) caseName(labels map[string]string) string {
+	key := results.CaseKey(labels)
+	for _, c := range sv.Cases {
+		if c.Key == key {
+			return c.Name
+		}
+	}
+	return CaseTitle(labels)
+}
+
+// jsonTime is the split of a run's wall time, nil when it stored none.
+func (v *view) jsonTime(runID string) *jsonRunTime {
+	for _, rt := range v.d.Timings {
+		if rt.Run != runID {
+			continue
+		}
+		jt := &jsonRunTime{ServersMS: ms(rt.Servers), Studies: rt.Studies}
+		for _, r := range v.Times {
+			if r.Study == "whole run" && (r.Run == "" || r.Run == runID) {
+				jt.WallMS, jt.MeasuredMS, jt.SetupMS = ms(r.took), ms(r.measured), ms(max(0, r.took-r.measured))
+			}
+		}
+		return jt
+	}
+	return nil
+}
+
+func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }

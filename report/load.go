@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/pglab/pglab/results"
 )
@@ -25,7 +26,8 @@ var ErrRunTwice = errors.New("run named twice")
 // one results.ErrAmbiguous, a run named twice ErrRunTwice.
 //
 // The studies' descriptions, notes and outcomes come from the runs'
-// artefacts "study-info", "note" and "outcome".
+// artefacts "study-info", "note" and "outcome"; their other text
+// artefacts (text/* types) become Outputs.
 func Load(ctx context.Context, store *results.Store, refs ...string) (*Dataset, error) {
 	if store == nil {
 		return nil, fmt.Errorf("report: no results store")
@@ -38,6 +40,7 @@ func Load(ctx context.Context, store *results.Store, refs ...string) (*Dataset, 
 		targets   []results.Target
 		ms        []results.Measurement
 		artefacts []results.Artefact
+		texts     []results.Artefact
 	}
 	var runs []loaded
 	seen := map[string]string{}
@@ -57,12 +60,15 @@ func Load(ctx context.Context, store *results.Store, refs ...string) (*Dataset, 
 		if l.ms, err = store.Measurements(ctx, rec.ID, results.MeasurementFilter{}); err != nil {
 			return nil, fmt.Errorf("run %s: %w", rec.ID, err)
 		}
-		for _, name := range []string{results.StudyInfoArtefact, "note", "outcome"} {
+		for _, name := range []string{results.StudyInfoArtefact, "note", "outcome", results.StudyTimeArtefact, results.RunTimeArtefact} {
 			as, err := store.Artefacts(ctx, rec.ID, results.ArtefactFilter{Name: name})
 			if err != nil {
 				return nil, fmt.Errorf("run %s: %w", rec.ID, err)
 			}
 			l.artefacts = append(l.artefacts, as...)
+		}
+		if l.texts, err = loadTexts(ctx, store, rec.ID); err != nil {
+			return nil, fmt.Errorf("run %s: %w", rec.ID, err)
 		}
 		runs = append(runs, l)
 	}
@@ -125,8 +131,19 @@ func Load(ctx context.Context, store *results.Store, refs ...string) (*Dataset, 
 			m.Target = rename(m.Target)
 			d.Measurements = append(d.Measurements, m)
 		}
+		timing := RunTiming{Run: l.rec.ID}
 		for _, a := range l.artefacts {
 			switch a.Name {
+			case results.StudyTimeArtefact:
+				var st results.StudyTime
+				if json.Unmarshal(a.Data, &st) == nil && st.Study != "" {
+					timing.Studies = append(timing.Studies, st)
+				}
+			case results.RunTimeArtefact:
+				var rt results.RunTime
+				if json.Unmarshal(a.Data, &rt) == nil {
+					timing.Servers = time.Duration(rt.ServersMS * float64(time.Millisecond))
+				}
 			case results.StudyInfoArtefact:
 				var si StudyInfo
 				if err := json.Unmarshal(a.Data, &si); err != nil || si.Name == "" {
@@ -150,6 +167,12 @@ func Load(ctx context.Context, store *results.Store, refs ...string) (*Dataset, 
 				}
 				d.Notes = append(d.Notes, n)
 			}
+		}
+		if len(timing.Studies) > 0 {
+			d.Timings = append(d.Timings, timing)
+		}
+		for _, a := range l.texts {
+			d.Outputs = append(d.Outputs, Output{Study: a.Study, Case: a.Case, Target: rename(a.Target), Rep: a.Rep, Name: a.Name, Body: string(a.Data)})
 		}
 	}
 	return d, nil

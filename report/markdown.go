@@ -16,7 +16,13 @@ import (
 // metrics, the matrix of a behaviour probe, footnotes for warnings and
 // notes, and a closing section on how to read the figures.
 func WriteMarkdown(w io.Writer, d *Dataset) error {
-	v, err := buildView(d)
+	return WriteMarkdownOpts(w, d, Options{})
+}
+
+// WriteMarkdownOpts is WriteMarkdown with options: Brief is what compare
+// prints on the terminal.
+func WriteMarkdownOpts(w io.Writer, d *Dataset, o Options) error {
+	v, err := buildView(d, o)
 	if err != nil {
 		return err
 	}
@@ -157,6 +163,9 @@ func (v *view) writeSetupMarkdown(w *bufio.Writer) {
 			fmt.Fprintf(w, "- **Error:** %s\n", mdText(r.Error))
 		}
 	}
+	for _, t := range v.TimeLines {
+		fmt.Fprintf(w, "- **Time:** %s\n", mdText(t))
+	}
 	fmt.Fprintf(w, "- **Statistics:** %s\n", mdText(v.statisticsLine()))
 	if len(v.Runs) > 1 {
 		fmt.Fprintf(w, "\n| run | kind | status | started | took | pglab | command |\n|---|---|---|---|---|---|---|\n")
@@ -169,6 +178,7 @@ func (v *view) writeSetupMarkdown(w *bufio.Writer) {
 			}
 		}
 	}
+	v.writeTimesMarkdown(w)
 }
 
 // targetRows are the rows of the setup table, a column per target.
@@ -276,6 +286,11 @@ func (sv *studyView) writeMarkdown(w *bufio.Writer) {
 			fmt.Fprintf(w, "\nBold: an outcome unlike %s's.\n", mdText(sv.Targets[0]))
 		}
 	}
+	for _, g := range sv.Texts {
+		if g.Markdown && !sv.brief {
+			g.writeMarkdown(w)
+		}
+	}
 	for _, t := range sv.Tables {
 		fmt.Fprintf(w, "\n### %s\n\n", mdText(t.Head))
 		sv.writeTableMarkdown(w, t, false)
@@ -302,6 +317,9 @@ func (sv *studyView) writeMarkdown(w *bufio.Writer) {
 		for _, n := range sv.Notes {
 			fmt.Fprintf(w, "- %s\n", mdText(n))
 		}
+	}
+	if l := sv.leftOut(); l != "" {
+		fmt.Fprintf(w, "\n%s\n", mdText(l))
 	}
 }
 

@@ -22,6 +22,9 @@ type presentation struct {
 	Primary []metricSpec
 	// Charts are drawn in the HTML report when their metrics are present.
 	Charts []chartSpec
+	// Texts name the study's text artefacts and how they are shown;
+	// others are shown under their artefact names (HTML and JSON).
+	Texts []textSpec
 }
 
 // labelSpec is a case label shown as a column.
@@ -79,6 +82,7 @@ var presentations = map[string]presentation{
 			{Kind: lineChart, Title: "Throughput by clients", Metrics: []string{"tps"}, X: "clients", XHead: "clients"},
 			{Kind: lineChart, Title: "Latency percentiles by clients", Metrics: []string{"latency_p50_ms", "latency_p90_ms", "latency_p95_ms", "latency_p99_ms"}, X: "clients", XHead: "clients"},
 		},
+		Texts: []textSpec{{Name: "pgbench-summary", Head: "pgbench's summary"}},
 	},
 	"tune": {
 		Labels: []labelSpec{{Key: "clients", Head: "clients"}},
@@ -89,6 +93,7 @@ var presentations = map[string]presentation{
 		Charts: []chartSpec{
 			{Kind: lineChart, Title: "Throughput by clients, defaults and tuned", Metrics: []string{"tps"}, X: "clients", XHead: "clients"},
 		},
+		Texts: []textSpec{{Name: "pgbench-summary", Head: "pgbench's summary"}},
 	},
 	"vacuum": {
 		Labels: []labelSpec{{Key: "update_pct", Head: "rows updated", Suffix: " %"}, {Key: "index", Head: "index"}},
@@ -100,6 +105,10 @@ var presentations = map[string]presentation{
 			{Kind: barChart, Title: "VACUUM time by case", Metrics: []string{"elapsed_ms"}},
 			{Kind: barChart, Title: "WAL written by VACUUM by case", Metrics: []string{"wal_bytes"}},
 		},
+		Texts: []textSpec{{Name: "vacuum-verbose", Head: "VACUUM VERBOSE output"}},
+	},
+	"copy-errors": {
+		Texts: []textSpec{{Name: "copy-output", Head: "What the server said", Markdown: true, Open: true}},
 	},
 	"copy-out": {
 		Labels: []labelSpec{{Key: "table", Head: "table"}},
@@ -123,6 +132,7 @@ var presentations = map[string]presentation{
 			{Kind: barChart, Title: "Scan throughput", Metrics: []string{"mb_per_s"},
 				Ceiling: []string{"disk_read_mb_s_max", "disk_read_peak_mb_s", "disk_read_mb_s"}, CeilingText: "disk read ceiling (highest observed)"},
 		},
+		Texts: []textSpec{{Name: "cold-method", Head: "How the caches were emptied"}},
 	},
 	"commit": {
 		Labels: []labelSpec{{Key: "tx", Head: "transactions"}, {Key: "protocol", Head: "protocol"}},

@@ -33,7 +33,13 @@ func CaseTitle(labels map[string]string) string {
 // first with p and n; a behaviour probe's outcomes as a matrix (case ×
 // target). Warnings and notes follow each study as numbered footnotes.
 func WriteText(w io.Writer, d *Dataset) error {
-	v, err := buildView(d)
+	return WriteTextOpts(w, d, Options{})
+}
+
+// WriteTextOpts is WriteText with options: Brief is what pglab study
+// prints.
+func WriteTextOpts(w io.Writer, d *Dataset, o Options) error {
+	v, err := buildView(d, o)
 	if err != nil {
 		return err
 	}
@@ -109,6 +115,9 @@ func (sv *studyView) writeText(w *bufio.Writer) {
 	}
 	for _, n := range sv.Notes {
 		fmt.Fprintf(w, "  note: %s\n", oneLineText(n))
+	}
+	if l := sv.leftOut(); l != "" {
+		fmt.Fprintf(w, "  %s\n", l)
 	}
 }
 

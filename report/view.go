@@ -30,6 +30,11 @@ type view struct {
 	Studies   []*studyView
 	// Notes are remarks that belong to no study.
 	Notes []string
+	// Times split each run's wall time per study into measured steps and
+	// set-up, with a row for the whole run; TimeLines say the runs'
+	// totals in a sentence.
+	Times     []timeRow
+	TimeLines []string
 }
 
 // runView is one run's manifest, formatted.
@@ -57,6 +62,8 @@ type studyView struct {
 	Tables []*metricTable
 	// Others holds every further metric: a row per case and metric.
 	Others *metricTable
+	// Omitted counts the rows of further metrics a brief view leaves out.
+	Omitted int
 	// Matrix holds the outcomes of a behaviour probe, a row per case.
 	Matrix []matrixRow
 	// Notes are remarks on the study as a whole or on a case and target
@@ -69,9 +76,30 @@ type studyView struct {
 	// point to with marks.
 	Foot   []string
 	Charts []chartSpec
+	// Texts are the study's text artefacts (what the server said), by
+	// kind and case.
+	Texts []textGroup
 
 	res   map[string]map[string]*compare.Result // case key → metric → result
 	group StudyGroup
+	brief bool // Options.Brief: texts are left out
+}
+
+// leftOut says what a brief view leaves out of the study, or "".
+func (sv *studyView) leftOut() string {
+	var parts []string
+	if sv.Omitted > 0 {
+		parts = append(parts, plural(sv.Omitted, "row")+" of further metrics")
+	}
+	if sv.brief {
+		for _, g := range sv.Texts {
+			parts = append(parts, strings.ToLower(g.Head[:1])+g.Head[1:])
+		}
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return "Left out here (--details shows them): " + strings.Join(parts, ", ") + "."
 }
 
 // caseView is a case of a study: its labels and how to name it.
@@ -144,8 +172,17 @@ type headlineRow struct {
 	Changes []cell
 }
 
+// Options choose what a report shows.
+type Options struct {
+	// Brief shows the summary, the setup and each study's primary tables
+	// and matrix, leaving out the tables of further metrics and the
+	// studies' text outputs: what a terminal shows, while the report
+	// files keep everything.
+	Brief bool
+}
+
 // buildView analyses a dataset.
-func buildView(d *Dataset) (*view, error) {
+func buildView(d *Dataset, o Options) (*view, error) {
 	v := &view{d: d, Alpha: d.alpha()}
 	runs := d.runs()
 	switch len(runs) {
@@ -196,10 +233,11 @@ func buildView(d *Dataset) (*view, error) {
 		v.Targets = append(v.Targets, tv)
 	}
 	v.Settings = settingRows(d.Targets)
+	v.buildTimes()
 
 	known := map[string]bool{}
 	for _, sg := range d.Groups() {
-		sv, err := buildStudy(d, sg)
+		sv, err := buildStudy(d, sg, o)
 		if err != nil {
 			return nil, err
 		}
@@ -226,7 +264,7 @@ func buildView(d *Dataset) (*view, error) {
 }
 
 // buildStudy analyses one study.
-func buildStudy(d *Dataset, sg StudyGroup) (*studyView, error) {
+func buildStudy(d *Dataset, sg StudyGroup, o Options) (*studyView, error) {
 	p := presentations[sg.Study] // the zero value shows every metric
 	sv := &studyView{Name: sg.Study, res: map[string]map[string]*compare.Result{}, group: sg}
 	info, hasInfo := d.study(sg.Study)
@@ -366,7 +404,11 @@ func buildStudy(d *Dataset, sg StudyGroup) (*studyView, error) {
 				others.Rows = append(others.Rows, sv.newRow(sv.Cases[ci], mg.Name, sv.res[cg.Key][mg.Name]))
 			}
 		}
-		if len(others.Rows) > 0 {
+		switch {
+		case len(others.Rows) == 0:
+		case o.Brief && len(sv.Tables) > 0:
+			sv.Omitted = len(others.Rows)
+		default:
 			sv.Others = others
 		}
 		for _, ch := range p.Charts {
@@ -375,8 +417,10 @@ func buildStudy(d *Dataset, sg StudyGroup) (*studyView, error) {
 			}
 		}
 	}
-	sv.attachNotes(d)
+	sv.attachNotes(d, o)
 	sv.numberFootnotes()
+	sv.buildTexts(d, p)
+	sv.brief = o.Brief
 	return sv, nil
 }
 
@@ -465,7 +509,7 @@ func outcomeText(d *Dataset, study, caseKey, target string) string {
 // differ only in their numbers ("CPU saturated (99 % busy)", "(100 %
 // busy)") are one footnote with the numbers' range ("99–100 %"); the exact
 // texts stay in the JSON.
-func (sv *studyView) attachNotes(d *Dataset) {
+func (sv *studyView) attachNotes(d *Dataset, o Options) {
 	type place struct{ caseKey, target, metric string }
 	type group struct {
 		texts  []string
@@ -554,6 +598,10 @@ func (sv *studyView) attachNotes(d *Dataset) {
 			for _, c := range placed {
 				c.notes = append(c.notes, t)
 			}
+		}
+		if o.Brief && g.first.Metric != "" {
+			// A note on a figure the brief view does not show.
+			unplaced = nil
 		}
 		if len(unplaced) > 0 {
 			var targets, cases []string

@@ -180,7 +180,7 @@ func TestRepsText(t *testing.T) {
 // back to bars.
 func TestCharts(t *testing.T) {
 	d := loadFixture(t, fixtureStore(t), fixtureRunA)
-	v, err := buildView(d)
+	v, err := buildView(d, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -226,7 +226,7 @@ func TestCharts(t *testing.T) {
 			ms = append(ms, results.Measurement{Target: "x", Study: "tps", Case: map[string]string{"clients": c}, Rep: rep, Metric: "tps", Value: 100, Unit: "tps", Direction: results.DirectionHigher})
 		}
 	}
-	v, err = buildView(&Dataset{Measurements: ms})
+	v, err = buildView(&Dataset{Measurements: ms}, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

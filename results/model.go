@@ -275,3 +275,38 @@ type MetricNote struct {
 	Metric string `json:"metric"`
 	Text   string `json:"text"`
 }
+
+// StudyTimeArtefact names the artefact (JSON, a StudyTime) in which a run
+// keeps where each study's wall time went.
+const StudyTimeArtefact = "study-time"
+
+// StudyTime splits a study's wall time, all targets together: the time in
+// its measured steps (what its figures time, summed over targets and
+// repetitions) and the rest, set-up (settings and restarts, tables and
+// data, waiting for statistics, the counters read around each step).
+type StudyTime struct {
+	Study string `json:"study"`
+	// WallMS is the study's whole time, from applying its settings to
+	// restoring them.
+	WallMS float64 `json:"wall_ms"`
+	// MeasuredMS is the time in measured steps.
+	MeasuredMS float64 `json:"measured_ms"`
+	// Steps counts the measured steps.
+	Steps int `json:"steps"`
+	// PrepareMS is applying the settings and Setup on every target;
+	// RepsMS the repetitions (their measured steps included); CleanupMS
+	// Teardown and restoring the settings.
+	PrepareMS float64 `json:"prepare_ms"`
+	RepsMS    float64 `json:"reps_ms"`
+	CleanupMS float64 `json:"cleanup_ms"`
+}
+
+// RunTimeArtefact names the artefact (JSON, a RunTime) with the time a
+// run spent before it began: finding or installing the binaries, initdb
+// and starting the managed servers, connecting to the others.
+const RunTimeArtefact = "run-time"
+
+// RunTime is the part of a run's wall time before its start was stored.
+type RunTime struct {
+	ServersMS float64 `json:"servers_ms"`
+}

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/jackc/pgx/v5/pgconn"
 )
@@ -95,10 +96,11 @@ var skippedRE = regexp.MustCompile(`^(\d+) rows? (?:was|were) skipped`)
 func (copyErrors) Run(ctx context.Context, s *Session, c Case, rep int) error {
 	pr := c.Data.(copyProbe)
 	var mu sync.Mutex
-	var notices []string
+	var notices, said []string // said: the notices as psql prints them
 	conn, err := s.Target.ConnectWithNotices(ctx, func(n *pgconn.Notice) {
 		mu.Lock()
 		notices = append(notices, n.Severity+":  "+n.Message)
+		said = append(said, psqlMessage((*pgconn.PgError)(n), false))
 		mu.Unlock()
 	})
 	if err != nil {
@@ -109,7 +111,9 @@ func (copyErrors) Run(ctx context.Context, s *Session, c Case, rep int) error {
 		return err
 	}
 	sql := fmt.Sprintf("COPY %s (aid, bid, abalance, filler) FROM STDIN WITH (%s)", copyTable, pr.options)
+	start := time.Now()
 	tag, copyErr := conn.PgConn().CopyFrom(ctx, strings.NewReader(pr.rows), sql)
+	s.AddMeasured(time.Since(start))
 	if ctx.Err() != nil {
 		return ctx.Err()
 	}
@@ -119,6 +123,7 @@ func (copyErrors) Run(ctx context.Context, s *Session, c Case, rep int) error {
 	}
 	mu.Lock()
 	got := append([]string(nil), notices...)
+	transcript := append([]string(nil), said...)
 	mu.Unlock()
 
 	supported := 1.0
@@ -128,13 +133,7 @@ func (copyErrors) Run(ctx context.Context, s *Session, c Case, rep int) error {
 		if !errors.As(copyErr, &pgErr) {
 			return copyErr
 		}
-		errText = "ERROR:  " + pgErr.Message
-		if pgErr.Detail != "" {
-			errText += "\nDETAIL:  " + pgErr.Detail
-		}
-		if pgErr.Where != "" {
-			errText += "\nCONTEXT:  " + pgErr.Where
-		}
+		errText = psqlMessage(pgErr, true)
 		// An option the server does not know is "not supported"; a COPY
 		// that ran and failed on the data is a supported outcome.
 		if pgErr.Code == "42601" || pgErr.Code == "22023" && strings.Contains(pgErr.Message, "not recognized") {
@@ -155,9 +154,11 @@ func (copyErrors) Run(ctx context.Context, s *Session, c Case, rep int) error {
 	s.Record("notices", float64(len(got)), "", Exact())
 	s.Record("failed", b2f(copyErr != nil), "", Exact())
 	s.Outcome(copyOutcome(copyErr != nil, loaded, skipped, got, errText))
+	// The transcript as psql -a shows a script with the COPY and its data
+	// inline: the statement, the rows, the server's messages, the tag.
 	var out strings.Builder
-	fmt.Fprintf(&out, "%s\n", sql)
-	for _, n := range got {
+	fmt.Fprintf(&out, "%s;\n%s\\.\n", sql, pr.rows)
+	for _, n := range transcript {
 		fmt.Fprintf(&out, "%s\n", n)
 	}
 	if errText != "" {
@@ -203,6 +204,27 @@ func copyOutcome(failed bool, loaded int64, skipped float64, notices []string, e
 		text += ", 1 notice"
 	default:
 		text += fmt.Sprintf(", %d notices", len(notices))
+	}
+	return text
+}
+
+// psqlMessage formats a server message as psql prints it by default
+// (VERBOSITY default): "SEVERITY:  message", then DETAIL and HINT lines,
+// and for an error its CONTEXT (psql's SHOW_CONTEXT errors).
+func psqlMessage(e *pgconn.PgError, isError bool) string {
+	sev := e.Severity
+	if sev == "" {
+		sev = "ERROR"
+	}
+	text := sev + ":  " + e.Message
+	if e.Detail != "" {
+		text += "\nDETAIL:  " + e.Detail
+	}
+	if e.Hint != "" {
+		text += "\nHINT:  " + e.Hint
+	}
+	if isError && e.Where != "" {
+		text += "\nCONTEXT:  " + e.Where
 	}
 	return text
 }

@@ -85,6 +85,7 @@ func (s *Session) MeasureStep(ctx context.Context, name string, work *pgx.Conn, 
 	start := time.Now()
 	ferr := fn(ctx)
 	step := &Step{Elapsed: time.Since(start)}
+	s.AddMeasured(step.Elapsed)
 	if osSampler != nil {
 		step.OS, _ = osSampler.Stop()
 	}

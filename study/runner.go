@@ -93,7 +93,9 @@ func (r *Runner) Run(ctx context.Context, st Study, params Params) (out *Outcome
 
 	var sessions []*Session
 	var restores []func(context.Context) error
+	clock := studyClock{start: time.Now()}
 	defer func() {
+		clock.reps = clock.mark()
 		cctx, cancel := cleanupCtx()
 		defer cancel()
 		for _, s := range sessions {
@@ -111,6 +113,9 @@ func (r *Runner) Run(ctx context.Context, st Study, params Params) (out *Outcome
 			s.flush(cctx)
 			out.Measurements = append(out.Measurements, s.all...)
 			out.Notes = append(out.Notes, s.notes...)
+		}
+		if terr := r.storeTime(cctx, info.Name, &clock, sessions); terr != nil && err == nil {
+			err = terr
 		}
 	}()
 
@@ -152,6 +157,7 @@ func (r *Runner) Run(ctx context.Context, st Study, params Params) (out *Outcome
 		}
 	}
 
+	clock.prepare = clock.mark()
 	total, done := reps*len(plan.Cases)*len(sessions), 0
 	for rep := 1; rep <= reps; rep++ {
 		for _, c := range plan.Cases {
@@ -206,4 +212,48 @@ func (r *Runner) storeInfo(ctx context.Context, info Info, params Params, plan P
 		return err
 	}
 	return r.Store.AddArtefact(ctx, results.Artefact{Study: info.Name, Name: results.StudyInfoArtefact, ContentType: "application/json", Data: data})
+}
+
+// studyClock times the phases of a study: preparing the targets, the
+// repetitions, cleaning up.
+type studyClock struct {
+	start, last            time.Time
+	prepare, reps, cleanup time.Duration
+}
+
+// mark returns the time since the last mark (or the start).
+func (c *studyClock) mark() time.Duration {
+	now := time.Now()
+	from := c.last
+	if from.IsZero() {
+		from = c.start
+	}
+	c.last = now
+	return now.Sub(from)
+}
+
+// storeTime keeps where the study's wall time went (artefact
+// results.StudyTimeArtefact).
+func (r *Runner) storeTime(ctx context.Context, study string, c *studyClock, sessions []*Session) error {
+	if r.Store == nil {
+		return nil
+	}
+	c.cleanup = c.mark()
+	if c.prepare == 0 {
+		// Failed while preparing: the repetitions never began.
+		c.prepare, c.reps = c.reps, 0
+	}
+	ms := func(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+	st := results.StudyTime{Study: study, WallMS: ms(time.Since(c.start)), PrepareMS: ms(c.prepare), RepsMS: ms(c.reps), CleanupMS: ms(c.cleanup)}
+	for _, s := range sessions {
+		s.mu.Lock()
+		st.MeasuredMS += ms(s.measured)
+		st.Steps += s.steps
+		s.mu.Unlock()
+	}
+	data, err := json.Marshal(st)
+	if err != nil {
+		return err
+	}
+	return r.Store.AddArtefact(ctx, results.Artefact{Study: study, Name: results.StudyTimeArtefact, ContentType: "application/json", Data: data})
 }

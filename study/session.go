@@ -38,6 +38,19 @@ type Session struct {
 	notes []Note
 	// absent holds the (case, metric) pairs noted as unavailable.
 	absent map[string]bool
+	// measured is the time in measured steps, steps their number.
+	measured time.Duration
+	steps    int
+}
+
+// AddMeasured counts d as time in a measured step (MeasureStep counts its
+// own steps), for the run's split of wall time into measured steps and
+// set-up.
+func (s *Session) AddMeasured(d time.Duration) {
+	s.mu.Lock()
+	s.measured += d
+	s.steps++
+	s.mu.Unlock()
 }
 
 // Note is a remark a study or the runner makes about a case, such as a

@@ -33,6 +33,9 @@ type compareSpec struct {
 	quick   bool
 	alpha   float64
 	out     string
+	// details prints every table on the terminal, not only the primary
+	// ones.
+	details bool
 	// planParser is set for plans, to point errors at their lines.
 	planParser *planParser
 }
@@ -75,6 +78,7 @@ Study parameters: --param study.name=value (e.g. --param vacuum.rows=1000000), o
 	f.StringArrayVar(&spec.configs, "config", nil, "a configuration NAME:k=v,k=v of one managed version (repeatable; one server each)")
 	f.StringVar(&spec.out, "out", "pglab-report", "directory for report.md, report.html and report.json")
 	f.Float64Var(&spec.alpha, "alpha", 0.05, "significance level of the comparisons")
+	f.BoolVar(&spec.details, "details", false, "print every table (further metrics, the servers' output), not only the summary, the setup and the primary tables; the files always have everything")
 	return cmd
 }
 
@@ -148,7 +152,7 @@ func runCompare(env *Env, spec *compareSpec) error {
 	}
 	closeErr := l.close(kind, runErr)
 	if measured > 0 {
-		if err := writeCompareReports(env, l.flags.store, runID, out, spec.alpha); err != nil {
+		if err := writeCompareReports(env, l.flags.store, runID, out, spec.alpha, spec.details); err != nil {
 			return err
 		}
 		fmt.Fprintf(env.Stderr, "pglab: run %s stored in %s; reports in %s\n", runID, l.storeLocation(), out)
@@ -290,8 +294,9 @@ func expandConfigs(tf *targetFlags, configs []string) error {
 }
 
 // writeCompareReports renders the stored run into dir (report.md,
-// report.html, report.json) and prints the Markdown summary.
-func writeCompareReports(env *Env, store, runID, dir string, alpha float64) error {
+// report.html, report.json) and prints the Markdown report: its summary,
+// setup and primary tables, or everything with details.
+func writeCompareReports(env *Env, store, runID, dir string, alpha float64, details bool) error {
 	ctx := context.WithoutCancel(env.Ctx)
 	st, err := results.OpenReadOnly(ctx, store)
 	if err != nil {
@@ -306,5 +311,5 @@ func writeCompareReports(env *Env, store, runID, dir string, alpha float64) erro
 	if _, err := report.WriteDir(dir, ds); err != nil {
 		return fmt.Errorf("write reports: %w", err)
 	}
-	return report.WriteMarkdown(env.Stdout, ds)
+	return report.WriteMarkdownOpts(env.Stdout, ds, report.Options{Brief: !details})
 }

@@ -175,6 +175,7 @@ func (l *lab) open(ctx context.Context, kind results.Kind, extra any) (err error
 	}()
 	// The servers come first: a target that cannot be reached (bad input)
 	// must leave nothing written, not even an empty store.
+	begun := time.Now()
 	setup := l.setupBar()
 	managed := 0
 	for _, s := range l.specs {
@@ -241,6 +242,7 @@ func (l *lab) open(ctx context.Context, kind results.Kind, extra any) (err error
 		}
 		l.Targets = append(l.Targets, t)
 	}
+	serversTime := time.Since(begun)
 	if l.Store, err = results.Open(ctx, l.flags.store); err != nil {
 		return &ExitError{Code: 1, Err: err}
 	}
@@ -269,7 +271,8 @@ func (l *lab) open(ctx context.Context, kind results.Kind, extra any) (err error
 			return err
 		}
 	}
-	return nil
+	rt, _ := json.Marshal(results.RunTime{ServersMS: float64(serversTime.Microseconds()) / 1000})
+	return l.Run.AddArtefact(ctx, results.Artefact{Name: results.RunTimeArtefact, ContentType: "application/json", Data: rt})
 }
 
 // labNote is a remark about one target's set-up.

@@ -42,7 +42,8 @@ out: pglab-report             # report directory
 `
 
 func newPlanCmd(env *Env) *cobra.Command {
-	return &cobra.Command{
+	var details bool
+	cmd := &cobra.Command{
 		Use:   "plan FILE.yaml",
 		Short: "Run a comparison described in a YAML file (targets, settings, studies, params, reps)",
 		Long: `Run the same comparison as 'pglab compare', described in a YAML file. Errors name the
@@ -61,9 +62,12 @@ file, line and field. An example plan:
 			if err != nil {
 				return &ExitError{Code: 1, Err: err}
 			}
+			spec.details = details
 			return runCompare(env, spec)
 		},
 	}
+	cmd.Flags().BoolVar(&details, "details", false, "print every table (further metrics, the servers' output), not only the summary, the setup and the primary tables; the files always have everything")
+	return cmd
 }
 
 // planError is a plan file error at a position.

@@ -19,7 +19,7 @@ func init() { register(20, newStudyCmd) }
 func newStudyCmd(env *Env) *cobra.Command {
 	var tf targetFlags
 	var reps int
-	var quick, asJSON bool
+	var quick, asJSON, details bool
 	var params []string
 	cmd := &cobra.Command{
 		Use:   "study NAME (--versions 16,17 | --target NAME=DSN ...) [--reps N] [--quick] [--param k=v ...] [--set k=v ...] [--json]",
@@ -107,7 +107,7 @@ Studies:
 						ds.Notes = append(ds.Notes, report.Note{Study: out.Study, Case: n.Case.Labels, Target: n.Target, Text: n.Text, Outcome: n.Outcome, Rep: n.Rep, Metric: n.Metric})
 					}
 					ds.Studies = []report.StudyInfo{studyInfoOf(out)}
-					if err := report.WriteText(env.Stdout, ds); err != nil {
+					if err := report.WriteTextOpts(env.Stdout, ds, report.Options{Brief: !details}); err != nil {
 						return err
 					}
 				}
@@ -124,6 +124,7 @@ Studies:
 	f.BoolVar(&quick, "quick", false, "the study's quick parameter values: a short run")
 	f.StringArrayVar(&params, "param", nil, "study parameter name=value (repeatable; see 'pglab study list')")
 	f.BoolVar(&asJSON, "json", false, "print one JSON document with every measurement instead of tables")
+	f.BoolVar(&details, "details", false, "print every metric, not only each case's primary ones (pglab report RUN shows them too)")
 	cmd.AddCommand(newStudyListCmd(env))
 	return cmd
 }

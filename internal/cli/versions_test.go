@@ -7,6 +7,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/pglab/pglab/internal/pgtest"
 )
 
 // tinyCompareParams make every study of compare run in seconds: one
@@ -58,6 +60,18 @@ func TestEveryStudyOnPG13(t *testing.T) {
 		if !strings.Contains(text, want) {
 			t.Errorf("report.md lacks %q", want)
 		}
+	}
+	// The terminal shows the primary tables; the file keeps every table.
+	if !strings.Contains(text, "### Further metrics") || strings.Contains(r.stdout, "### Further metrics") {
+		t.Errorf("further metrics: in report.md %v, on the terminal %v; want only in the file",
+			strings.Contains(text, "### Further metrics"), strings.Contains(r.stdout, "### Further metrics"))
+	}
+	if !strings.Contains(r.stdout, "Left out here (--details shows them)") || !strings.Contains(r.stdout, "## Summary") || !strings.Contains(r.stdout, "## Setup") {
+		t.Errorf("terminal output lacks the summary, the setup or the left-out line:\n%s", r.stdout)
+	}
+	// The split of wall time, per study and for the whole run.
+	if !regexp.MustCompile(`- \*\*Time:\*\* measured steps: [0-9.]+ s of `).MatchString(text) || !strings.Contains(text, "| vacuum | ") || !strings.Contains(text, "| whole run | ") {
+		t.Errorf("report.md lacks the split of wall time:\n%s", section(text, "## Setup"))
 	}
 	// pg13's cell of a figure it lacks: "–" with a footnote mark.
 	if !regexp.MustCompile(`\| – [¹²³⁴⁵⁶⁷⁸⁹⁰]+ \| \S`).MatchString(section(text, "## commit ")) {
@@ -138,4 +152,40 @@ func section(md, head string) string {
 		return rest[:len(head)+j]
 	}
 	return rest
+}
+
+// TestVacuumFullPageImagesNote runs VACUUM after a CHECKPOINT
+// (checkpoint_before=true): every page it changes gets a full-page image,
+// and study --json carries the note saying so, keyed to study, case and
+// target.
+func TestVacuumFullPageImagesNote(t *testing.T) {
+	r := run(t, "--quiet", "study", "vacuum", "--versions", pgtest.DefaultVersion(), "--reps", "1", "--param", "rows=40000",
+		"--param", "cases=95:noindex", "--param", "checkpoint_before=true", "--json", "--store", filepath.Join(t.TempDir(), "r.db"))
+	if r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	var doc struct {
+		Notes []struct {
+			Study  string            `json:"study"`
+			Target string            `json:"target"`
+			Case   map[string]string `json:"case"`
+			Rep    int               `json:"rep"`
+			Text   string            `json:"text"`
+		} `json:"notes"`
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &doc); err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range doc.Notes {
+		if strings.Contains(n.Text, "full-page images") {
+			if n.Study != "vacuum" || n.Target != "pg"+pgtest.DefaultVersion() || n.Case["update_pct"] != "95" || n.Case["index"] != "no" || n.Rep != 1 {
+				t.Errorf("note not keyed to study, case, target and repetition: %+v", n)
+			}
+			if !strings.Contains(n.Text, "checkpoint_before=true") {
+				t.Errorf("note %q does not name checkpoint_before", n.Text)
+			}
+			return
+		}
+	}
+	t.Errorf("no full-page image note in %+v", doc.Notes)
 }

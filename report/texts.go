@@ -1,0 +1,213 @@
+package report
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/pglab/pglab/results"
+)
+
+// Output is a text artefact of a study: what the server or a program said
+// in one case, on one target, in one repetition (a COPY's transcript,
+// VACUUM VERBOSE's output, pgbench's summary).
+type Output struct {
+	Study  string
+	Case   map[string]string
+	Target string
+	Rep    int
+	// Name is the artefact's name, e.g. "vacuum-verbose".
+	Name string
+	Body string
+}
+
+// textSpec says how a study's text artefact is shown.
+type textSpec struct {
+	Name string
+	Head string
+	// Markdown shows it in the Markdown report too (the HTML and JSON
+	// reports show every text artefact).
+	Markdown bool
+	// Open shows it unfolded in the HTML report.
+	Open bool
+}
+
+// notTexts are text artefacts that are not a study's output: notes and
+// outcomes, which reports show in their own places.
+var notTexts = map[string]bool{"note": true, "outcome": true}
+
+// loadTexts reads a run's text artefacts (text/* types) other than notes:
+// one listing without data, then the data of each name.
+func loadTexts(ctx context.Context, store *results.Store, runID string) ([]results.Artefact, error) {
+	list, err := store.Artefacts(ctx, runID, results.ArtefactFilter{SkipData: true})
+	if err != nil {
+		return nil, err
+	}
+	var names []string
+	for _, a := range list {
+		if strings.HasPrefix(a.ContentType, "text/") && !notTexts[a.Name] && a.Study != "" && indexOf(names, a.Name) < 0 {
+			names = append(names, a.Name)
+		}
+	}
+	var out []results.Artefact
+	for _, n := range names {
+		as, err := store.Artefacts(ctx, runID, results.ArtefactFilter{Name: n})
+		if err != nil {
+			return nil, err
+		}
+		for _, a := range as {
+			if strings.HasPrefix(a.ContentType, "text/") && a.Study != "" {
+				out = append(out, a)
+			}
+		}
+	}
+	return out, nil
+}
+
+// textGroup is one kind of text artefact of a study, by case.
+type textGroup struct {
+	Name, Head string
+	Markdown   bool
+	Open       bool
+	Cases      []textCase
+}
+
+// textCase is a case's texts: one entry per distinct text, with the
+// targets that said it.
+type textCase struct {
+	Case    caseView
+	Entries []textEntry
+}
+
+// textEntry is one text and who said it, e.g. targets "pg17, pg18".
+type textEntry struct {
+	Targets []string
+	Body    string
+	// Rep is the repetition shown (the first one stored); Reps how many
+	// the target has in all.
+	Rep, Reps int
+}
+
+// Who names the entry's targets, with the repetition when the study has
+// several.
+func (e textEntry) Who() string {
+	who := strings.Join(e.Targets, ", ")
+	if e.Reps > 1 {
+		who += fmt.Sprintf(" (repetition %d of %d)", e.Rep, e.Reps)
+	}
+	return who
+}
+
+// buildTexts lays out the study's text artefacts: per kind (the
+// presentation's first, then any other in name order), per case in the
+// study's order, the first repetition of each target, targets that said
+// the same merged.
+func (sv *studyView) buildTexts(d *Dataset, p presentation) {
+	byName := map[string][]Output{}
+	for _, t := range d.Outputs {
+		if t.Study == sv.Name {
+			byName[t.Name] = append(byName[t.Name], t)
+		}
+	}
+	if len(byName) == 0 {
+		return
+	}
+	specs := append([]textSpec(nil), p.Texts...)
+	var others []string
+	for n := range byName {
+		known := false
+		for _, s := range specs {
+			known = known || s.Name == n
+		}
+		if !known {
+			others = append(others, n)
+		}
+	}
+	sort.Strings(others)
+	for _, n := range others {
+		specs = append(specs, textSpec{Name: n, Head: n})
+	}
+	targets := d.TargetNames()
+	for _, spec := range specs {
+		texts := byName[spec.Name]
+		if len(texts) == 0 {
+			continue
+		}
+		g := textGroup{Name: spec.Name, Head: spec.Head, Markdown: spec.Markdown, Open: spec.Open}
+		for _, c := range sv.textCases(texts) {
+			tc := textCase{Case: c}
+			for _, target := range targets {
+				first, reps := Output{}, 0
+				for _, t := range texts {
+					if t.Target != target || results.CaseKey(t.Case) != c.Key {
+						continue
+					}
+					reps++
+					if reps == 1 || t.Rep < first.Rep {
+						first = t
+					}
+				}
+				if reps == 0 {
+					continue
+				}
+				body := strings.TrimRight(first.Body, "\n")
+				merged := false
+				for i := range tc.Entries {
+					e := &tc.Entries[i]
+					if e.Body == body && e.Rep == first.Rep && e.Reps == reps {
+						e.Targets = append(e.Targets, target)
+						merged = true
+					}
+				}
+				if !merged {
+					tc.Entries = append(tc.Entries, textEntry{Targets: []string{target}, Body: body, Rep: first.Rep, Reps: reps})
+				}
+			}
+			if len(tc.Entries) > 0 {
+				g.Cases = append(g.Cases, tc)
+			}
+		}
+		sv.Texts = append(sv.Texts, g)
+	}
+}
+
+// textCases are the cases the texts belong to: the study's, in its order,
+// then any other.
+func (sv *studyView) textCases(texts []Output) []caseView {
+	out := append([]caseView(nil), sv.Cases...)
+	for _, t := range texts {
+		key := results.CaseKey(t.Case)
+		found := false
+		for _, c := range out {
+			found = found || c.Key == key
+		}
+		if !found {
+			out = append(out, caseView{Key: key, Labels: t.Case, Name: CaseTitle(t.Case)})
+		}
+	}
+	return out
+}
+
+// mdFence returns a code fence longer than any run of backticks in body.
+func mdFence(body string) string {
+	fence := "```"
+	for strings.Contains(body, fence) {
+		fence += "`"
+	}
+	return fence
+}
+
+// writeMarkdown writes the texts as a subsection: per case, each distinct
+// text in a code block after the targets that said it.
+func (g textGroup) writeMarkdown(w *bufio.Writer) {
+	fmt.Fprintf(w, "\n### %s\n", mdText(g.Head))
+	for _, c := range g.Cases {
+		fmt.Fprintf(w, "\n**%s**\n", mdText(c.Case.Name))
+		for _, e := range c.Entries {
+			fence := mdFence(e.Body)
+			fmt.Fprintf(w, "\n%s:\n\n%s\n%s\n%s\n", mdText(e.Who()), fence, e.Body, fence)
+		}
+	}
+}

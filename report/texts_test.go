@@ -1,0 +1,150 @@
+package report
+
+import (
+	"bytes"
+	"encoding/json"
+	"strings"
+	"testing"
+)
+
+// TestOutputsInReports checks that the studies' text artefacts reach the
+// reports: the COPY transcripts under the matrix in Markdown, VACUUM
+// VERBOSE per case and target folded in the HTML (first repetition), and
+// every repetition's text in the JSON; and that a metric's note marks the
+// "–" of the target lacking it.
+func TestOutputsInReports(t *testing.T) {
+	d := loadFixture(t, fixtureStore(t), fixtureRunA)
+	var md, html, js bytes.Buffer
+	if err := WriteMarkdown(&md, d); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteHTML(&html, d); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteJSON(&js, d); err != nil {
+		t.Fatal(err)
+	}
+	m := md.String()
+	matrix := strings.Index(m, "| ON_ERROR ignore |")
+	said := strings.Index(m, "### What the server said")
+	if matrix < 0 || said < matrix {
+		t.Errorf("Markdown: the transcripts are not under the matrix (matrix at %d, transcripts at %d)", matrix, said)
+	}
+	for _, want := range []string{
+		"NOTICE:  skipping row due to data type incompatibility at line 3 for column \"abalance\"",
+		"pg16, pg17:\n\n```\nCOPY t FROM STDIN;\n1,x\n\\.\nERROR:  invalid input syntax",
+		"| 95 % | yes | dead_tuple_bytes | – ¹ |",
+		"- ¹ PostgreSQL 16 has no pg_stat_progress_vacuum.dead_tuple_bytes (new in 17)",
+	} {
+		if !strings.Contains(m, want) {
+			t.Errorf("Markdown lacks %q", want)
+		}
+	}
+	if strings.Contains(m, "VACUUM VERBOSE output") {
+		t.Errorf("Markdown shows VACUUM VERBOSE output (HTML and JSON only)")
+	}
+
+	h := html.String()
+	for _, c := range []string{"95 % updated, with index", "95 % updated, no index", "50 % updated, with index", "5 % updated, with index"} {
+		want := `<details class="output" data-output="` + c + `"><summary>` + c + `</summary>`
+		if !strings.Contains(h, want) {
+			t.Errorf("HTML lacks the folded VACUUM VERBOSE of %q", c)
+		}
+		for _, tg := range []string{"pg16", "pg17"} {
+			if !strings.Contains(h, "("+c+", "+tg+", repetition 1)") {
+				t.Errorf("HTML lacks %s's VACUUM VERBOSE of %q", tg, c)
+			}
+		}
+	}
+	if !strings.Contains(h, `<p class="who">pg16 (repetition 1 of 2)</p>`) {
+		t.Errorf("HTML does not say which repetition it shows")
+	}
+	if strings.Contains(h, "pg16, repetition 2)") || strings.Contains(h, "pg17, repetition 2)") {
+		t.Errorf("HTML shows a second repetition's text")
+	}
+
+	var doc struct {
+		Studies []struct {
+			Name    string `json:"name"`
+			Outputs []struct {
+				Name, Case, Target, Text string
+				Rep                      int
+			} `json:"outputs"`
+			Notes []struct {
+				Target, Metric, Text string
+			} `json:"notes"`
+		} `json:"studies"`
+	}
+	if err := json.Unmarshal(js.Bytes(), &doc); err != nil {
+		t.Fatal(err)
+	}
+	counts := map[string]int{}
+	metricNotes := 0
+	for _, s := range doc.Studies {
+		for _, o := range s.Outputs {
+			counts[s.Name+"/"+o.Name]++
+			if o.Target == "" || o.Text == "" || o.Case == "" {
+				t.Errorf("%s: output lacks fields: %+v", s.Name, o)
+			}
+		}
+		for _, n := range s.Notes {
+			if n.Metric == "dead_tuple_bytes" && n.Target == "pg16" {
+				metricNotes++
+			}
+		}
+	}
+	if counts["vacuum/vacuum-verbose"] != 16 || counts["copy-errors/copy-output"] != 6 {
+		t.Errorf("JSON outputs %v, want 16 VACUUM VERBOSE texts (4 cases × 2 targets × 2 repetitions) and 6 COPY transcripts", counts)
+	}
+	if metricNotes != 4 {
+		t.Errorf("JSON: %d notes on pg16's dead_tuple_bytes, want 4 (one per case)", metricNotes)
+	}
+}
+
+// TestTimeSplit checks the setup's split of wall time: per study and for
+// the whole run (11 min 42 s from its start to its end, plus 25 s
+// starting the servers).
+func TestTimeSplit(t *testing.T) {
+	d := loadFixture(t, fixtureStore(t), fixtureRunA)
+	var md, html, js bytes.Buffer
+	if err := WriteMarkdownOpts(&md, d, Options{Brief: true}); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteHTML(&html, d); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteJSON(&js, d); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		"- **Time:** measured steps: 4 min 36 s of 12 min 7 s (38 %); set-up 7 min 31 s, of which 25 s starting the servers",
+		"| study | took | in measured steps | in set-up |",
+		"| vacuum | 4 min 20 s | 36 s (14 %) | 3 min 45 s |",
+		"| copy-errors | 3.2 s | 0.0 s (1 %) | 3.2 s |",
+		"| whole run | 12 min 7 s | 4 min 36 s (38 %) | 7 min 31 s |",
+	} {
+		if !strings.Contains(md.String(), want) {
+			t.Errorf("Markdown lacks %q", want)
+		}
+	}
+	if !strings.Contains(html.String(), "<dt>Time</dt><dd>measured steps: 4 min 36 s of 12 min 7 s") {
+		t.Errorf("HTML lacks the time line")
+	}
+	var doc struct {
+		Runs []struct {
+			Time *struct {
+				WallMS     float64 `json:"wall_ms"`
+				MeasuredMS float64 `json:"measured_ms"`
+				Studies    []struct {
+					Study string `json:"study"`
+				} `json:"studies"`
+			} `json:"time"`
+		} `json:"runs"`
+	}
+	if err := json.Unmarshal(js.Bytes(), &doc); err != nil {
+		t.Fatal(err)
+	}
+	if len(doc.Runs) != 1 || doc.Runs[0].Time == nil || doc.Runs[0].Time.WallMS != 727e3 || doc.Runs[0].Time.MeasuredMS != 275541 || len(doc.Runs[0].Time.Studies) != 3 {
+		t.Errorf("JSON time: %+v", doc.Runs[0].Time)
+	}
+}
