@@ -180,8 +180,8 @@ const pageHTML = `<!DOCTYPE html>
 {{if gt (len .Runs) 1}}<div class="scroll"><table>
 <thead><tr><th>run</th><th>kind</th><th>status</th><th>started</th><th>took</th><th>pglab</th><th>command</th></tr></thead>
 <tbody>{{range .Runs}}<tr><td class="label">{{.ID}}</td><td>{{.Kind}}</td><td>{{.Status}}</td><td class="label">{{.Started}}</td><td class="label">{{.Duration}}</td><td>{{.Version}}</td><td><code>{{.Command}}</code>{{if .Error}}<br>error: {{.Error}}{{end}}</td></tr>
-{{end}}</tbody></table></div>{{end}}
-{{if .Times}}<p>Where the time went (measured steps: what the figures time, every target and repetition; set-up: settings and restarts, tables and data, reading counters, waiting for statistics):</p>
+{{end}}</tbody></table></div>{{end}}{{if .Times}}
+<p>Where the time went (measured steps: what the figures time, every target and repetition; set-up: settings and restarts, tables and data, reading counters, waiting for statistics):</p>
 <div class="scroll"><table class="times">
 <thead><tr>{{range .TimeHead}}<th>{{.}}</th>{{end}}</tr></thead>
 <tbody>{{range .TimeCells}}<tr>{{range .}}<td class="num">{{.}}</td>{{end}}</tr>
@@ -207,13 +207,12 @@ const pageHTML = `<!DOCTYPE html>
 <thead><tr>{{range $sv.Head true}}<th>{{.}}</th>{{end}}</tr></thead>
 <tbody>{{range .Rows}}<tr>{{range .Case.Values}}<td class="label">{{.}}</td>{{end}}<td class="label">{{.MetricHead}}</td>{{range .Values}}<td class="num">{{.Text}}{{with .Marks}} <sup>{{marks .}}</sup>{{end}}</td>{{end}}{{range .Changes}}<td class="num {{.Class}}">{{.Text}}{{with .Marks}} <sup>{{marks .}}</sup>{{end}}</td>{{end}}</tr>
 {{end}}</tbody></table></div>
-{{if $sv.Tables}}</details>{{end}}{{end}}
-{{range .Texts}}{{$open := .Open}}<h3>{{.Head}}</h3>
-{{range .Cases}}<details class="output" data-output="{{.Case.Name}}"{{if $open}} open{{end}}><summary>{{.Case.Name}}</summary>
+{{if $sv.Tables}}</details>{{end}}{{end}}{{range .Texts}}{{$open := .Open}}
+<h3>{{.Head}}</h3>{{range .Cases}}
+<details class="output" data-output="{{.Case.Name}}"{{if $open}} open{{end}}><summary>{{.Case.Name}}</summary>
 {{range .Entries}}<p class="who">{{.Who}}</p>
 <pre>{{.Body}}</pre>
-{{end}}</details>
-{{end}}{{end}}
+{{end}}</details>{{end}}{{end}}
 {{if or .General .Foot}}<ul class="foot">{{range .General}}<li>Every figure of this study: {{.}}</li>{{end}}{{range $i, $f := .Foot}}<li><span class="mark">{{sup (inc $i)}}</span> {{$f}}</li>{{end}}</ul>{{end}}
 {{with .Notes}}<h3>Notes</h3><ul class="notes">{{range .}}<li>{{.}}</li>{{end}}</ul>{{end}}
 </section>
