@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/pglab/pglab/bench"
 	"slices"
 	"strings"
 	"time"
@@ -41,6 +42,9 @@ type Runner struct {
 	// target how many of the study's total are done, instead of a progress
 	// line (for progress bars).
 	OnRep func(study string, done, total int, label string)
+	// Load, when set, runs the studies' pgbench workloads instead of an
+	// in-process bench.Run: a coordinator's run on its workers (--workers).
+	Load func(ctx context.Context, cfg bench.Config) (*bench.Result, error)
 }
 
 // Outcome is what one study produced on all targets.

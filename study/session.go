@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/pglab/pglab/bench"
 	"math"
 	"sync"
 	"time"
@@ -188,6 +189,15 @@ func (s *Session) Log(format string, args ...any) {
 	if s.runner.Progress != nil {
 		s.runner.Progress(fmt.Sprintf("%s/%s: %s", s.study, s.Target.Name, fmt.Sprintf(format, args...)))
 	}
+}
+
+// RunLoad runs a pgbench workload: on the runner's workers when it has
+// them (Runner.Load), else in this process.
+func (s *Session) RunLoad(ctx context.Context, cfg bench.Config) (*bench.Result, error) {
+	if s.runner.Load != nil {
+		return s.runner.Load(ctx, cfg)
+	}
+	return bench.Run(ctx, cfg)
 }
 
 // Rep returns the current repetition number (1-based; 0 in Setup and

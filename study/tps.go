@@ -153,7 +153,7 @@ func tpsRun(ctx context.Context, s *Session, clients int) error {
 	var res *bench.Result
 	step, err := s.MeasureStep(ctx, "run", nil, func(ctx context.Context) error {
 		var err error
-		res, err = bench.Run(ctx, cfg)
+		res, err = s.RunLoad(ctx, cfg)
 		return err
 	})
 	if err != nil {

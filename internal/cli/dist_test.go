@@ -242,3 +242,51 @@ func TestCoordinatorBadFlags(t *testing.T) {
 		}
 	}
 }
+
+// TestStudyTPSOnWorkers: the tps study with --workers runs its pgbench
+// workload on worker processes (one command for a client-count sweep on
+// a cluster): every case's transactions are those of all clients, and the
+// workers exit 0 when the study ends.
+func TestStudyTPSOnWorkers(t *testing.T) {
+	inst := pgtest.Shared(t, pgtest.DefaultVersion())
+	dsn := pgtest.CreateDB(t, inst)
+	dir := t.TempDir()
+	store := filepath.Join(dir, "results.db")
+	co := startPglab(t, nil, "study", "tps", "--target", "db="+dsn, "--workers", "2", "--listen", "127.0.0.1:0", "--store", store,
+		"--reps", "1", "--param", "clients=2,4", "--param", "transactions=25", "--param", "scale=1", "--param", "builtin=select-only")
+	addr := joinAddr(co)
+	workers := startWorkers(t, 2, addr, passwordEnv(t, dsn))
+	if code, _ := co.exit(180 * time.Second); code != 0 {
+		t.Fatalf("study exit %d\nstdout:\n%s\nstderr:\n%s", code, co.stdout.String(), co.stderr.String())
+	}
+	for i, w := range workers {
+		if code, _ := w.exit(15 * time.Second); code != 0 {
+			t.Errorf("worker %d exit %d: %s", i, code, w.stderr.String())
+		}
+		if n := strings.Count(w.stderr.String(), "worker: worker "); n != 2 {
+			t.Errorf("worker %d ran %d shares, want 2 (one per case):\n%s", i, n, w.stderr.String())
+		}
+	}
+	st, err := results.OpenReadOnly(context.Background(), store)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	runs, err := st.Runs(context.Background(), results.RunFilter{})
+	if err != nil || len(runs) != 1 {
+		t.Fatalf("runs %v %v", runs, err)
+	}
+	ms, err := st.Measurements(context.Background(), runs[0].ID, results.MeasurementFilter{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]float64{}
+	for _, m := range ms {
+		if m.Metric == "transactions" {
+			got[m.Case["clients"]] = m.Value
+		}
+	}
+	if got["2"] != 50 || got["4"] != 100 {
+		t.Errorf("transactions by clients: %v, want 2:50 4:100", got)
+	}
+}

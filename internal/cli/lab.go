@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/pglab/pglab/bench"
+	"github.com/pglab/pglab/bench/dist"
 	"os"
 	"strings"
 	"time"
@@ -29,6 +31,10 @@ type targetFlags struct {
 	// configs are managed servers of one version under named
 	// configurations (compare --config).
 	configs []configSpec
+	// workers run the pgbench workloads (tps, tune) from several
+	// machines: a coordinator on listen for that many pglab workers.
+	workers       int
+	listen, token string
 }
 
 // configSpec is one --config NAME:k=v,... of compare.
@@ -46,6 +52,9 @@ func (f *targetFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&f.store, "store", "", "results store: an SQLite file path or a postgres:// DSN (default "+defaultStoreText()+")")
 	fs.BoolVar(&f.noInstall, "no-install", false, "fail instead of installing missing PostgreSQL versions")
 	fs.BoolVar(&f.force, "force", false, "use a schema named pglab on a user's server even if pglab did not create it")
+	fs.IntVar(&f.workers, "workers", 0, "run the pgbench workloads (tps, tune) on N pglab workers (pglab worker --join, see pglab bench --listen)")
+	fs.StringVar(&f.listen, "listen", "", "with --workers: the coordinator's address, host:port")
+	fs.StringVar(&f.token, "token", "", "with --workers: the workers' secret (default $PGLAB_TOKEN; required unless --listen is a loopback address)")
 }
 
 func defaultStoreText() string {
@@ -86,12 +95,22 @@ type lab struct {
 	notes []labNote
 	Store *results.Store
 	Run   *results.Run
+	// co coordinates the workers of --workers.
+	co *dist.Coordinator
 }
 
 // parseLab validates the target flags without touching any server or file.
 func parseLab(env *Env, f *targetFlags) (*lab, error) {
 	l := &lab{env: env, flags: f}
 	var err error
+	switch {
+	case f.workers < 0:
+		return nil, badInput("--workers must be 1 or more: got %d", f.workers)
+	case f.workers > 0 && f.listen == "":
+		return nil, badInput("--workers needs --listen HOST:PORT (where the workers join)")
+	case f.workers == 0 && (f.listen != "" || f.token != ""):
+		return nil, badInput("--listen and --token belong to --workers N")
+	}
 	if l.settings, err = pgserver.ParseSettings(f.sets); err != nil {
 		return nil, badInput("%v", err)
 	}
@@ -272,7 +291,34 @@ func (l *lab) open(ctx context.Context, kind results.Kind, extra any) (err error
 		}
 	}
 	rt, _ := json.Marshal(results.RunTime{ServersMS: float64(serversTime.Microseconds()) / 1000})
-	return l.Run.AddArtefact(ctx, results.Artefact{Name: results.RunTimeArtefact, ContentType: "application/json", Data: rt})
+	if err := l.Run.AddArtefact(ctx, results.Artefact{Name: results.RunTimeArtefact, ContentType: "application/json", Data: rt}); err != nil {
+		return err
+	}
+	return l.openWorkers(ctx)
+}
+
+// openWorkers waits for the --workers to join the coordinator.
+func (l *lab) openWorkers(ctx context.Context) error {
+	f := l.flags
+	if f.workers == 0 {
+		return nil
+	}
+	token := f.token
+	if token == "" {
+		token = os.Getenv("PGLAB_TOKEN")
+	}
+	co, err := dist.Listen(dist.Options{Listen: f.listen, Workers: f.workers, Token: token,
+		Version: buildinfo.Version, Stderr: l.env.Stderr, Quiet: l.env.Quiet})
+	if err != nil {
+		return &ExitError{Code: 1, Err: err}
+	}
+	l.co = co
+	// (printed even under --quiet: the workers need the address)
+	fmt.Fprintf(l.env.Stderr, "pglab: waiting for %d workers: pglab worker --join %s\n", f.workers, co.Addr())
+	if err := co.Accept(ctx); err != nil {
+		return &ExitError{Code: 2, Err: err}
+	}
+	return nil
 }
 
 // labNote is a remark about one target's set-up.
@@ -373,6 +419,10 @@ func (l *lab) setupBar() func(done int, label string) {
 // the servers pglab started.
 func (l *lab) close(kind results.Kind, runErr error) error {
 	var err error
+	if l.co != nil {
+		l.co.Close(runErr)
+		l.co = nil
+	}
 	if l.Run != nil {
 		status := results.StatusDone
 		switch {
@@ -413,6 +463,15 @@ func (l *lab) runner(reps int, quick bool) *study.Runner {
 		Settings: l.settings,
 		Force:    l.flags.force,
 		Progress: l.env.progress(),
+	}
+	if co := l.co; co != nil {
+		r.Load = func(ctx context.Context, cfg bench.Config) (*bench.Result, error) {
+			out, err := co.Run(ctx, cfg)
+			if out != nil && out.Result != nil {
+				return out.Result, err
+			}
+			return nil, err
+		}
 	}
 	if !l.env.Quiet && l.env.ui().tty {
 		r.OnRep = l.env.ui().Step
