@@ -75,10 +75,24 @@ func (v *view) writeMarkdown(w *bufio.Writer) {
 			fmt.Fprintf(w, "- %s\n", mdText(n))
 		}
 	}
+	if v.brief {
+		fmt.Fprintf(w, "\n%s\n", mdText(v.howToReadBrief()))
+		return
+	}
 	fmt.Fprintf(w, "\n## How to read this\n\n")
 	for _, p := range v.howToRead() {
 		fmt.Fprintf(w, "- %s\n", mdText(p))
 	}
+}
+
+// howToReadBrief is the one paragraph a brief report has of "How to read
+// this".
+func (v *view) howToReadBrief() string {
+	s := fmt.Sprintf("How to read this: each figure is the median of the repetitions; a change is printed (bold) only when the Mann-Whitney U test gives p ≤ α = %s, else ~ (the repetitions could not tell the targets apart); marks such as ¹ point to the footnotes under each study.", formatAlpha(v.Alpha))
+	for _, g := range v.general {
+		s += " Every figure of every study: " + g + "."
+	}
+	return s + " The report files explain the figures in full."
 }
 
 // subtitle is the line under the title: studies, targets, date, status.
@@ -178,7 +192,9 @@ func (v *view) writeSetupMarkdown(w *bufio.Writer) {
 			}
 		}
 	}
-	v.writeTimesMarkdown(w)
+	if !v.brief {
+		v.writeTimesMarkdown(w)
+	}
 }
 
 // targetRows are the rows of the setup table, a column per target.
@@ -291,9 +307,15 @@ func (sv *studyView) writeMarkdown(w *bufio.Writer) {
 			g.writeMarkdown(w)
 		}
 	}
-	for _, t := range sv.Tables {
-		fmt.Fprintf(w, "\n### %s\n\n", mdText(t.Head))
-		sv.writeTableMarkdown(w, t, false)
+	if sv.brief && len(sv.Tables) > 1 {
+		// One table of the primary metrics, case by case.
+		fmt.Fprintln(w)
+		sv.writeTableMarkdown(w, sv.primaryByCase(), true)
+	} else {
+		for _, t := range sv.Tables {
+			fmt.Fprintf(w, "\n### %s\n\n", mdText(t.Head))
+			sv.writeTableMarkdown(w, t, false)
+		}
 	}
 	if sv.Others != nil {
 		if len(sv.Tables) > 0 {
@@ -303,10 +325,19 @@ func (sv *studyView) writeMarkdown(w *bufio.Writer) {
 		}
 		sv.writeTableMarkdown(w, sv.Others, true)
 	}
-	if len(sv.General) > 0 || len(sv.Foot) > 0 {
+	general := sv.General
+	if sv.brief {
+		general = nil
+		for _, g := range sv.General {
+			if !sv.common[g] {
+				general = append(general, g)
+			}
+		}
+	}
+	if len(general) > 0 || len(sv.Foot) > 0 {
 		fmt.Fprintln(w)
 	}
-	for _, g := range sv.General {
+	for _, g := range general {
 		fmt.Fprintf(w, "- Every figure above: %s\n", mdText(g))
 	}
 	for i, f := range sv.Foot {

@@ -107,7 +107,7 @@ func TestOutputsInReports(t *testing.T) {
 func TestTimeSplit(t *testing.T) {
 	d := loadFixture(t, fixtureStore(t), fixtureRunA)
 	var md, html, js bytes.Buffer
-	if err := WriteMarkdownOpts(&md, d, Options{Brief: true}); err != nil {
+	if err := WriteMarkdown(&md, d); err != nil {
 		t.Fatal(err)
 	}
 	if err := WriteHTML(&html, d); err != nil {
@@ -146,5 +146,43 @@ func TestTimeSplit(t *testing.T) {
 	}
 	if len(doc.Runs) != 1 || doc.Runs[0].Time == nil || doc.Runs[0].Time.WallMS != 727e3 || doc.Runs[0].Time.MeasuredMS != 275541 || len(doc.Runs[0].Time.Studies) != 3 {
 		t.Errorf("JSON time: %+v", doc.Runs[0].Time)
+	}
+}
+
+// TestBriefMarkdown checks what compare prints on a terminal: the
+// summary, the setup with the time line, each study's primary metrics (one
+// table when a study has several), and a line saying what was left out;
+// no further metrics, no outputs, no time table.
+func TestBriefMarkdown(t *testing.T) {
+	d := loadFixture(t, fixtureStore(t), fixtureRunA)
+	var full, brief bytes.Buffer
+	if err := WriteMarkdown(&full, d); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteMarkdownOpts(&brief, d, Options{Brief: true}); err != nil {
+		t.Fatal(err)
+	}
+	b := brief.String()
+	for _, want := range []string{
+		"## Summary", "## Setup", "- **Time:** measured steps:",
+		"| rows updated | index | metric | pg16 | pg17 | pg17 vs pg16 |",
+		"| 95 % | yes | VACUUM time | 10.4 s ± 2 % | 1.8 s ± 2 % | **5.8× faster (p=0.002 n=6)** |",
+		"| 95 % | yes | WAL written by VACUUM | 226 MB ± <1 % |",
+		"Left out here (--details shows them): 12 rows of further metrics, VACUUM VERBOSE output.",
+		"Left out here (--details shows them): what the server said.",
+		"| ON_ERROR ignore | ERROR: option \"on_error\" not recognized | **3 rows loaded, 1 skipped, 1 notice** |",
+		"How to read this: each figure is the median",
+	} {
+		if !strings.Contains(b, want) {
+			t.Errorf("brief Markdown lacks %q", want)
+		}
+	}
+	for _, bad := range []string{"### Further metrics", "### What the server said", "| whole run |", "## How to read this", "dead_tuple_bytes"} {
+		if strings.Contains(b, bad) {
+			t.Errorf("brief Markdown has %q", bad)
+		}
+	}
+	if nb, nf := strings.Count(b, "\n"), strings.Count(full.String(), "\n"); nb >= nf*2/3 {
+		t.Errorf("brief Markdown has %d lines, the full one %d", nb, nf)
 	}
 }

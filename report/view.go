@@ -35,6 +35,10 @@ type view struct {
 	// totals in a sentence.
 	Times     []timeRow
 	TimeLines []string
+	brief     bool // Options.Brief
+	// general are the warnings every study says, said once by a brief
+	// report.
+	general []string
 }
 
 // runView is one run's manifest, formatted.
@@ -83,6 +87,9 @@ type studyView struct {
 	res   map[string]map[string]*compare.Result // case key → metric → result
 	group StudyGroup
 	brief bool // Options.Brief: texts are left out
+	// common holds the warnings every study says (a brief report says
+	// them once).
+	common map[string]bool
 }
 
 // leftOut says what a brief view leaves out of the study, or "".
@@ -93,7 +100,7 @@ func (sv *studyView) leftOut() string {
 	}
 	if sv.brief {
 		for _, g := range sv.Texts {
-			parts = append(parts, strings.ToLower(g.Head[:1])+g.Head[1:])
+			parts = append(parts, lowerFirst(g.Head))
 		}
 	}
 	if len(parts) == 0 {
@@ -183,7 +190,7 @@ type Options struct {
 
 // buildView analyses a dataset.
 func buildView(d *Dataset, o Options) (*view, error) {
-	v := &view{d: d, Alpha: d.alpha()}
+	v := &view{d: d, Alpha: d.alpha(), brief: o.Brief}
 	runs := d.runs()
 	switch len(runs) {
 	case 0:
@@ -259,6 +266,9 @@ func buildView(d *Dataset, o Options) (*view, error) {
 		if !known[n.Study] && !n.Outcome {
 			v.Notes = append(v.Notes, noteText(n, ""))
 		}
+	}
+	if o.Brief {
+		v.general = v.commonGeneral()
 	}
 	return v, nil
 }
@@ -1050,4 +1060,63 @@ func indexOf(list []string, s string) int {
 		}
 	}
 	return -1
+}
+
+// primaryByCase is the primary tables as one, for a brief report: per
+// case, a row for each primary metric, named by its table's heading.
+func (sv *studyView) primaryByCase() *metricTable {
+	out := &metricTable{Head: "Primary metrics"}
+	for _, c := range sv.Cases {
+		for _, t := range sv.Tables {
+			for _, r := range t.Rows {
+				if r.Case.Key == c.Key {
+					rr := *r
+					rr.MetricHead = t.Head
+					out.Rows = append(out.Rows, &rr)
+				}
+			}
+		}
+	}
+	return out
+}
+
+// lowerFirst lowers a heading's first letter for use inside a sentence,
+// unless the word is an acronym ("VACUUM VERBOSE output").
+func lowerFirst(s string) string {
+	if len(s) > 1 && s[1] >= 'A' && s[1] <= 'Z' {
+		return s
+	}
+	return strings.ToLower(s[:1]) + s[1:]
+}
+
+// commonGeneral returns the general warnings that every study with
+// figures carries, when there are two studies or more, in the first
+// study's order; each study's common set is marked too.
+func (v *view) commonGeneral() []string {
+	var with []*studyView
+	for _, sv := range v.Studies {
+		if len(sv.Tables) > 0 || sv.Others != nil {
+			with = append(with, sv)
+		}
+	}
+	if len(with) < 2 {
+		return nil
+	}
+	var out []string
+	for _, g := range with[0].General {
+		all := true
+		for _, sv := range with[1:] {
+			all = all && indexOf(sv.General, g) >= 0
+		}
+		if all {
+			out = append(out, g)
+		}
+	}
+	for _, sv := range with {
+		sv.common = map[string]bool{}
+		for _, g := range out {
+			sv.common[g] = true
+		}
+	}
+	return out
 }
