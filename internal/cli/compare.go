@@ -4,9 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sort"
 	"strings"
 
+	"github.com/pglab/pglab/lab"
 	"github.com/pglab/pglab/pgserver"
 	"github.com/pglab/pglab/report"
 	"github.com/pglab/pglab/results"
@@ -15,11 +15,6 @@ import (
 )
 
 func init() { register(1, newCompareCmd) }
-
-// compareExcluded are studies that compare something else than servers
-// (the tune study compares configurations of one server) and are not part
-// of "all".
-var compareExcluded = map[string]bool{"tune": true}
 
 // compareSpec is a comparison to run: from compare's flags or a plan
 // file.
@@ -90,17 +85,17 @@ func runCompare(env *Env, spec *compareSpec) error {
 	if spec.alpha <= 0 || spec.alpha >= 1 {
 		return badInput("--alpha must be in (0, 1): got %v", spec.alpha)
 	}
-	names, err := compareStudies(strings.Join(spec.studies, ","))
+	names, err := lab.StudyNames(strings.Join(spec.studies, ","))
 	if err != nil {
-		return err
+		return labError(err)
 	}
 	var args []string
 	for _, p := range spec.params {
 		args = append(args, p.text)
 	}
-	plans, err := compareParams(names, args, spec.quick)
+	runs, err := lab.Studies(names, args, spec.quick)
 	if err != nil {
-		return spec.paramError(err)
+		return spec.paramError(labError(err))
 	}
 	tf := spec.flags
 	if len(spec.configs) > 0 {
@@ -108,21 +103,13 @@ func runCompare(env *Env, spec *compareSpec) error {
 			return err
 		}
 	}
-	l, err := parseLab(env, &tf)
-	if err != nil {
-		if spec.planParser != nil {
-			var ee *ExitError
-			if errors.As(err, &ee) {
-				return &ExitError{Code: ee.Code, Err: &planError{file: spec.planParser.file, msg: ee.Err.Error()}}
-			}
-		}
-		return err
-	}
+	ls := &lab.Spec{Name: spec.name, Studies: runs, Reps: spec.reps, Quick: spec.quick, Alpha: spec.alpha}
+	err = tf.fill(ls)
 	out := spec.out
 	if out == "" {
 		out = "pglab-report"
 	}
-	extra := map[string]any{"studies": names, "quick": spec.quick, "reps": spec.reps, "checksums": l.checksums, "alpha": spec.alpha}
+	extra := map[string]any{"studies": names, "quick": spec.quick, "reps": spec.reps, "checksums": ls.Checksums, "alpha": spec.alpha}
 	if spec.name != "" {
 		extra["name"] = spec.name
 	}
@@ -133,130 +120,35 @@ func runCompare(env *Env, spec *compareSpec) error {
 	if spec.planParser != nil {
 		kind = results.KindPlan
 	}
-	if err := l.open(env.Ctx, kind, extra); err != nil {
+	var l *lab.Lab
+	if err == nil {
+		l, err = env.newLab(ls, kind, extra)
+	}
+	if err != nil {
+		if spec.planParser != nil {
+			var ee *ExitError
+			if errors.As(err, &ee) {
+				return &ExitError{Code: ee.Code, Err: &planError{file: spec.planParser.file, msg: ee.Err.Error()}}
+			}
+		}
+		return err
+	}
+	if err := env.openLab(l); err != nil {
 		return err
 	}
 	runID := l.Run.ID()
-	r := l.runner(spec.reps, spec.quick)
-	measured := 0
-	var runErr error
-	for _, p := range plans {
-		o, err := r.Run(env.Ctx, p.study, p.params)
-		if o != nil {
-			measured += len(o.Measurements)
-		}
-		if err != nil {
-			runErr = err
-			break
-		}
-	}
-	closeErr := l.close(kind, runErr)
+	measured, runErr := l.RunStudies(env.Ctx)
+	closeErr := env.closeLab(l, runErr)
 	if measured > 0 {
-		if err := writeCompareReports(env, l.flags.store, runID, out, spec.alpha, spec.details); err != nil {
+		if err := writeCompareReports(env, ls.Store, runID, out, spec.alpha, spec.details); err != nil {
 			return err
 		}
-		fmt.Fprintf(env.Stderr, "pglab: run %s stored in %s; reports in %s\n", runID, l.storeLocation(), out)
+		fmt.Fprintf(env.Stderr, "pglab: run %s stored in %s; reports in %s\n", runID, storeLocation(ls.Store), out)
 	}
 	if runErr != nil {
 		return runErr
 	}
 	return closeErr
-}
-
-// compareStudies resolves --studies to study names.
-func compareStudies(spec string) ([]string, error) {
-	spec = strings.TrimSpace(spec)
-	if spec == "" || spec == "all" {
-		var out []string
-		for _, n := range study.Names() {
-			if !compareExcluded[n] {
-				out = append(out, n)
-			}
-		}
-		return out, nil
-	}
-	var out []string
-	seen := map[string]bool{}
-	for _, n := range strings.Split(spec, ",") {
-		n = strings.TrimSpace(n)
-		if n == "" || seen[n] {
-			continue
-		}
-		if _, err := study.Get(n); err != nil {
-			return nil, badInput("--studies: %v", err)
-		}
-		seen[n] = true
-		out = append(out, n)
-	}
-	if len(out) == 0 {
-		return nil, badInput("--studies: name at least one study")
-	}
-	return out, nil
-}
-
-type studyPlan struct {
-	study  study.Study
-	params study.Params
-}
-
-// compareParams parses --param values (study.name=value or name=value) and
-// each study's parameters.
-func compareParams(names []string, args []string, quick bool) ([]studyPlan, error) {
-	kv, err := study.ParseParamArgs(args)
-	if err != nil {
-		return nil, badInput("%v", err)
-	}
-	per := map[string]map[string]string{}
-	used := map[string]bool{}
-	for _, n := range names {
-		per[n] = map[string]string{}
-	}
-	for key, v := range kv {
-		if s, name, ok := strings.Cut(key, "."); ok && !strings.Contains(name, ".") {
-			if _, known := per[s]; !known {
-				return nil, badInput("--param %s: study %q is not in this comparison (%s)", key, s, strings.Join(names, ", "))
-			}
-			per[s][name] = v
-			used[key] = true
-		}
-	}
-	var plans []studyPlan
-	for _, n := range names {
-		st, _ := study.Get(n)
-		info := st.Info()
-		for key, v := range kv {
-			if strings.Contains(key, ".") {
-				continue
-			}
-			for _, p := range info.Params {
-				if p.Name == key {
-					if _, set := per[n][key]; !set {
-						per[n][key] = v
-					}
-					used[key] = true
-				}
-			}
-		}
-		pv, err := study.ParseParams(n, info.Params, per[n], quick)
-		if err != nil {
-			return nil, badInput("%v", err)
-		}
-		if _, err := st.Plan(pv); err != nil {
-			return nil, badInput("study %s: %v", n, err)
-		}
-		plans = append(plans, studyPlan{st, pv})
-	}
-	var unused []string
-	for key := range kv {
-		if !used[key] {
-			unused = append(unused, key)
-		}
-	}
-	if len(unused) > 0 {
-		sort.Strings(unused)
-		return nil, badInput("--param %s: no study in this comparison has that parameter", unused[0])
-	}
-	return plans, nil
 }
 
 // expandConfigs turns --config NAME:k=v,... into one managed target per

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/pglab/pglab/lab"
 	"github.com/pglab/pglab/report"
 	"github.com/pglab/pglab/results"
 	"github.com/pglab/pglab/study"
@@ -62,15 +63,19 @@ Studies:
 			if _, err := st.Plan(pv); err != nil {
 				return badInput("study %s: %v", info.Name, err)
 			}
-			l, err := parseLab(env, &tf)
+			spec := &lab.Spec{Reps: reps, Quick: quick, Studies: []lab.StudyRun{{Study: st, Params: pv}}}
+			if err := tf.fill(spec); err != nil {
+				return err
+			}
+			extra := map[string]any{"study": info.Name, "params": pv.Text(), "quick": quick, "reps": reps, "checksums": spec.Checksums}
+			l, err := env.newLab(spec, results.KindStudy, extra)
 			if err != nil {
 				return err
 			}
-			extra := map[string]any{"study": info.Name, "params": pv.Text(), "quick": quick, "reps": reps, "checksums": l.checksums}
 			if c, ok := st.(study.Configurer); ok {
-				variants, err := l.expandVariants(c, pv)
+				variants, err := l.ExpandVariants(c, pv)
 				if err != nil {
-					return err
+					return labError(err)
 				}
 				notes := map[string]string{}
 				for _, v := range variants {
@@ -81,25 +86,25 @@ Studies:
 				}
 				extra["variants"] = notes
 			}
-			if err := l.open(env.Ctx, results.KindStudy, extra); err != nil {
+			if err := env.openLab(l); err != nil {
 				return err
 			}
-			out, runErr := l.runner(reps, quick).Run(env.Ctx, st, pv)
+			out, runErr := l.Runner().Run(env.Ctx, st, pv)
 			runID := l.Run.ID()
 			targets := make([]results.Target, len(l.Targets))
 			for i, t := range l.Targets {
 				targets[i] = results.Target{Name: t.Name, ServerVersion: t.Version, ServerVersionNum: t.VersionNum, DataChecksums: t.Checksums, Conn: t.Redacted()}
 			}
-			closeErr := l.close(results.KindStudy, runErr)
+			closeErr := env.closeLab(l, runErr)
 			if out != nil && (runErr == nil || len(out.Measurements) > 0) {
 				if asJSON {
-					if err := writeStudyJSON(env.Stdout, runID, targets, out, l.notes, runErr); err != nil {
+					if err := writeStudyJSON(env.Stdout, runID, targets, out, l.Notes, runErr); err != nil {
 						return err
 					}
 				} else {
-					fmt.Fprintf(env.Stdout, "%s — %s (%s)\n%d repetition(s); run %s stored in %s\n", info.Name, info.Title, info.Source, out.Reps, runID, l.storeLocation())
+					fmt.Fprintf(env.Stdout, "%s — %s (%s)\n%d repetition(s); run %s stored in %s\n", info.Name, info.Title, info.Source, out.Reps, runID, storeLocation(spec.Store))
 					writeTargetsLine(env.Stdout, targets)
-					for _, n := range l.Notes {
+					for _, n := range noteLines(l) {
 						fmt.Fprintf(env.Stdout, "  note: %s\n", n)
 					}
 					ds := &report.Dataset{Targets: targets, Measurements: out.Measurements}
@@ -221,7 +226,7 @@ type noteJSON struct {
 	Outcome bool              `json:"outcome,omitempty"`
 }
 
-func writeStudyJSON(w io.Writer, runID string, targets []results.Target, out *study.Outcome, setup []labNote, runErr error) error {
+func writeStudyJSON(w io.Writer, runID string, targets []results.Target, out *study.Outcome, setup []lab.Note, runErr error) error {
 	doc := studyJSON{RunID: runID, Study: out.Study, Status: "done", Params: out.Params.Text(), Reps: out.Reps}
 	if runErr != nil {
 		doc.Status = "failed"
@@ -241,7 +246,7 @@ func writeStudyJSON(w io.Writer, runID string, targets []results.Target, out *st
 		})
 	}
 	for _, n := range setup {
-		doc.Notes = append(doc.Notes, noteJSON{Study: out.Study, Target: n.target, Case: map[string]string{}, Text: n.text})
+		doc.Notes = append(doc.Notes, noteJSON{Study: out.Study, Target: n.Target, Case: map[string]string{}, Text: n.Text})
 	}
 	for _, n := range out.Notes {
 		doc.Notes = append(doc.Notes, noteJSON{Study: out.Study, Target: n.Target, Case: nonNilLabels(n.Case.Labels), Rep: n.Rep, Metric: n.Metric, Text: n.Text, Outcome: n.Outcome})

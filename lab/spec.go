@@ -1,0 +1,250 @@
+// Package lab is the comparison's model and its set-up. A [Spec] says which
+// servers to compare — managed versions, configurations of a version, or a
+// user's servers — in which environments, which studies with which
+// parameters, and how many repetitions; the command line (compare, study)
+// and plan files fill it alike. A [Lab] opens what a Spec names: it starts
+// the managed servers (each in its environment), connects to the others,
+// opens the results store and the run, runs the studies, and stops and
+// removes everything it started.
+//
+// Targets are versions × configurations × environments: --versions 16,17
+// --env t3.micro gives pg16@t3.micro and pg17@t3.micro; --versions 17 --env
+// local --env t3.micro compares one version on two machines.
+package lab
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/pglab/pglab/env"
+	"github.com/pglab/pglab/pgserver"
+	"github.com/pglab/pglab/study"
+)
+
+// Spec is a comparison: its servers, their settings and environments, its
+// studies and repetitions.
+type Spec struct {
+	// Name names the comparison (a plan's name field); optional.
+	Name string
+	// Versions are managed servers, one per version (and environment).
+	Versions []pgserver.VersionSpec
+	// Configs are managed servers of one version under named
+	// configurations (compare --config), one per configuration (and
+	// environment).
+	Configs []Config
+	// Servers are servers pglab does not start: a user's (a DSN) or a
+	// named instance of 'pglab pg start'.
+	Servers []Server
+	// Envs are the environments the managed servers run in: one server
+	// per version (or configuration) and environment. None runs them on
+	// the machine as it is, without a profile.
+	Envs []env.Profile
+	// Settings are server settings for every managed server (--set).
+	Settings []pgserver.Setting
+	// Checksums turns data checksums on in every managed server.
+	Checksums bool
+	// Studies are the studies to run, with their parameters, in order.
+	Studies []StudyRun
+	// Reps overrides each study's repetitions when > 0.
+	Reps int
+	// Quick selects the studies' quick parameter values and repetitions.
+	Quick bool
+	// Alpha is the significance level of the comparisons (0 means 0.05).
+	Alpha float64
+	// Store is the results store: a file path or a postgres:// DSN; empty
+	// means pglab's default.
+	Store string
+	// NoInstall fails instead of installing missing versions.
+	NoInstall bool
+	// Force lets studies use a schema named pglab that pglab did not make.
+	Force bool
+	// Workers run the pgbench workloads (tps, tune) from pglab workers
+	// on other machines.
+	Workers Workers
+	// Unenforced lets a run go on when an environment's limits cannot be
+	// enforced at all on this machine (no cgroup access); otherwise that
+	// is an error.
+	Unenforced bool
+}
+
+// Workers are the load machines of a comparison: N pglab workers that
+// join a coordinator listening on Listen, with Token as their secret.
+type Workers struct {
+	N             int
+	Listen, Token string
+}
+
+// Config is one named configuration of a managed version.
+type Config struct {
+	Name     string
+	Version  pgserver.VersionSpec
+	Settings []pgserver.Setting
+}
+
+// Server is a server pglab does not start: a user's, given by a DSN, or,
+// with DSN empty, a named instance of 'pglab pg start'.
+type Server struct {
+	Name string
+	DSN  string
+}
+
+// StudyRun is one study of a comparison with its parameters.
+type StudyRun struct {
+	Study  study.Study
+	Params study.Params
+}
+
+// Target is one server of a comparison before it is opened.
+type Target struct {
+	// Name labels the target in results and reports: "pg17", "small",
+	// "pg17@t3.micro".
+	Name string
+	// Version is a managed server's version.
+	Version pgserver.VersionSpec
+	// DSN is a user's server; Named an instance of 'pglab pg start'.
+	DSN   string
+	Named string
+	// Settings are this managed server's own on top of Spec.Settings (a
+	// configuration's).
+	Settings []pgserver.Setting
+	// Optional settings were chosen by pglab (a study's variant): one the
+	// version does not have is left out with a note instead of failing
+	// the run.
+	Optional []pgserver.Setting
+	// Env is a managed server's environment; nil for none.
+	Env *env.Profile
+
+	base string // Name without the environment
+}
+
+// Managed reports whether pglab starts the server.
+func (t Target) Managed() bool { return t.DSN == "" && t.Named == "" }
+
+// InputError is a comparison that cannot be run as given: a bad flag or
+// plan field. Its message is one line.
+type InputError struct{ Msg string }
+
+func (e *InputError) Error() string { return e.Msg }
+
+func inputError(format string, args ...any) error {
+	return &InputError{Msg: fmt.Sprintf(format, args...)}
+}
+
+// Targets returns the comparison's servers in report order: the managed
+// versions, then the configurations, each in every environment, then the
+// other servers. Names must be unique; a managed target's name carries its
+// environment ("pg17@t3.micro") whenever environments are given.
+func (s *Spec) Targets() ([]Target, error) {
+	var out []Target
+	seen := map[string]bool{}
+	add := func(t Target) error {
+		if seen[t.Name] {
+			return inputError("target name %q is given twice", t.Name)
+		}
+		seen[t.Name] = true
+		out = append(out, t)
+		return nil
+	}
+	envNames := map[string]bool{}
+	for _, p := range s.Envs {
+		if envNames[p.Name] {
+			return nil, inputError("--env %s is given twice", p.Name)
+		}
+		envNames[p.Name] = true
+		if err := p.CheckSupported(); err != nil {
+			return nil, inputError("--env %s: %v", p.Name, err)
+		}
+	}
+	var managed []Target
+	majors := map[int]int{}
+	for _, v := range s.Versions {
+		majors[v.Major]++
+	}
+	for _, v := range s.Versions {
+		name := fmt.Sprintf("pg%d", v.Major)
+		if majors[v.Major] > 1 {
+			name = "pg" + v.String()
+		}
+		managed = append(managed, Target{base: name, Version: v})
+	}
+	for _, c := range s.Configs {
+		if err := pgserver.ValidateName(c.Name); err != nil {
+			return nil, inputError("--config %s: %v", c.Name, err)
+		}
+		managed = append(managed, Target{base: c.Name, Version: c.Version, Settings: c.Settings})
+	}
+	for _, t := range managed {
+		for _, e := range s.withEnvs(t) {
+			if err := add(e); err != nil {
+				return nil, err
+			}
+		}
+	}
+	for _, sv := range s.Servers {
+		if err := pgserver.ValidateName(sv.Name); err != nil {
+			return nil, inputError("--target %s: %v", sv.Name, err)
+		}
+		if err := add(Target{Name: sv.Name, base: sv.Name, DSN: sv.DSN, Named: named(sv)}); err != nil {
+			return nil, err
+		}
+	}
+	if len(out) == 0 {
+		return nil, inputError("name the servers: --versions 16,17 (managed) or --target NAME=DSN")
+	}
+	if len(s.Envs) > 0 && len(managed) == 0 {
+		return nil, inputError("--env applies to servers pglab starts (--versions); --target %s is not one", s.Servers[0].Name)
+	}
+	return out, nil
+}
+
+func named(sv Server) string {
+	if sv.DSN == "" {
+		return sv.Name
+	}
+	return ""
+}
+
+// withEnvs returns the managed target once per environment, or as it is
+// when there are none.
+func (s *Spec) withEnvs(t Target) []Target {
+	if len(s.Envs) == 0 {
+		t.Name = t.base
+		return []Target{t}
+	}
+	out := make([]Target, 0, len(s.Envs))
+	for i := range s.Envs {
+		e := t
+		e.Env = &s.Envs[i]
+		e.Name = t.base + "@" + s.Envs[i].Name
+		out = append(out, e)
+	}
+	return out
+}
+
+// rename gives a target a new base name, keeping its environment suffix.
+func (t Target) rename(base string) Target {
+	t.base = base
+	t.Name = base
+	if t.Env != nil {
+		t.Name += "@" + t.Env.Name
+	}
+	return t
+}
+
+// StudyNames returns the names of the comparison's studies.
+func (s *Spec) StudyNames() []string {
+	out := make([]string, len(s.Studies))
+	for i, r := range s.Studies {
+		out[i] = r.Study.Info().Name
+	}
+	return out
+}
+
+// envNames lists the environments' names, for messages.
+func (s *Spec) envNames() string {
+	var names []string
+	for _, p := range s.Envs {
+		names = append(names, p.Name)
+	}
+	return strings.Join(names, ", ")
+}

@@ -1,0 +1,117 @@
+package lab
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/pglab/pglab/env"
+	"github.com/pglab/pglab/pgserver"
+)
+
+func versions(t *testing.T, vs ...string) []pgserver.VersionSpec {
+	t.Helper()
+	var out []pgserver.VersionSpec
+	for _, v := range vs {
+		s, err := pgserver.ParseVersionSpec(v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, s)
+	}
+	return out
+}
+
+func names(ts []Target) string {
+	var out []string
+	for _, t := range ts {
+		out = append(out, t.Name)
+	}
+	return strings.Join(out, " ")
+}
+
+func TestTargetsAreVersionsConfigsEnvironments(t *testing.T) {
+	small, _ := env.ParseSpec("small:memory=256MiB")
+	cases := []struct {
+		spec Spec
+		want string
+	}{
+		{Spec{Versions: versions(t, "16", "17")}, "pg16 pg17"},
+		{Spec{Versions: versions(t, "17.2", "17.4")}, "pg17.2 pg17.4"},
+		{Spec{Versions: versions(t, "16", "17"), Envs: []env.Profile{env.T3Micro}}, "pg16@t3.micro pg17@t3.micro"},
+		{Spec{Versions: versions(t, "17"), Envs: []env.Profile{env.Local, env.T3Micro}}, "pg17@local pg17@t3.micro"},
+		{Spec{Configs: []Config{{Name: "a"}, {Name: "b"}}, Envs: []env.Profile{env.Local, small}}, "a@local a@small b@local b@small"},
+		{Spec{Versions: versions(t, "17"), Servers: []Server{{Name: "prod", DSN: "postgres://x@y/z"}}, Envs: []env.Profile{small}}, "pg17@small prod"},
+	}
+	for _, c := range cases {
+		got, err := c.spec.Targets()
+		if err != nil {
+			t.Errorf("%+v: %v", c.spec, err)
+			continue
+		}
+		if names(got) != c.want {
+			t.Errorf("targets %q, want %q", names(got), c.want)
+		}
+		for _, tg := range got {
+			if tg.Managed() && len(c.spec.Envs) > 0 && (tg.Env == nil || !strings.HasSuffix(tg.Name, "@"+tg.Env.Name)) {
+				t.Errorf("%s: environment %v", tg.Name, tg.Env)
+			}
+			if !tg.Managed() && tg.Env != nil {
+				t.Errorf("%s: a user's server got an environment", tg.Name)
+			}
+		}
+	}
+}
+
+func TestTargetsBadInput(t *testing.T) {
+	far, _ := env.ParseSpec("far:rtt=1ms")
+	cases := []struct {
+		spec Spec
+		want string
+	}{
+		{Spec{}, "name the servers"},
+		{Spec{Versions: versions(t, "17", "17")}, `target name "pg17" is given twice`},
+		{Spec{Versions: versions(t, "17"), Envs: []env.Profile{env.T3Micro, env.T3Micro}}, "--env t3.micro is given twice"},
+		{Spec{Versions: versions(t, "17"), Envs: []env.Profile{far}}, "--env far: rtt: not supported yet"},
+		{Spec{Servers: []Server{{Name: "prod", DSN: "x"}}, Envs: []env.Profile{env.T3Micro}}, "--env applies to servers pglab starts"},
+		{Spec{Configs: []Config{{Name: "a/b"}}}, `--config a/b: invalid instance name`},
+	}
+	for _, c := range cases {
+		_, err := c.spec.Targets()
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("Targets(%+v) = %v, want %q", c.spec, err, c.want)
+		}
+		if _, ok := err.(*InputError); err != nil && !ok {
+			t.Errorf("%v is not an InputError", err)
+		}
+	}
+}
+
+func TestStudies(t *testing.T) {
+	all, err := StudyNames("all")
+	if err != nil || len(all) == 0 {
+		t.Fatal(all, err)
+	}
+	for _, n := range all {
+		if n == "tune" {
+			t.Error("tune is in all")
+		}
+	}
+	runs, err := Studies([]string{"seqscan", "tps"}, []string{"seqscan.scale=2", "duration=2s"}, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(runs) != 2 || runs[0].Params.Int("scale") != 2 {
+		t.Errorf("runs %+v", runs)
+	}
+	for args, want := range map[string]string{
+		"nosuch.x=1": `study "nosuch" is not in this comparison`,
+		"bogus=1":    "--param bogus: no study in this comparison has that parameter",
+	} {
+		if _, err := Studies([]string{"seqscan"}, []string{args}, false); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("Studies(%s) = %v, want %q", args, err, want)
+		}
+	}
+	if _, err := StudyNames("seqscan,nosuch"); err == nil || !strings.Contains(err.Error(), "--studies:") {
+		t.Errorf("StudyNames with an unknown study: %v", err)
+	}
+}

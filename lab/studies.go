@@ -1,0 +1,109 @@
+package lab
+
+import (
+	"sort"
+	"strings"
+
+	"github.com/pglab/pglab/study"
+)
+
+// notInAll are studies that compare something else than servers (the tune
+// study compares configurations of one server) and are not part of "all".
+var notInAll = map[string]bool{"tune": true}
+
+// StudyNames resolves a --studies value: "all" (or empty) for every study
+// that compares servers, else a comma-separated list of names.
+func StudyNames(list string) ([]string, error) {
+	list = strings.TrimSpace(list)
+	if list == "" || list == "all" {
+		var out []string
+		for _, n := range study.Names() {
+			if !notInAll[n] {
+				out = append(out, n)
+			}
+		}
+		return out, nil
+	}
+	var out []string
+	seen := map[string]bool{}
+	for _, n := range strings.Split(list, ",") {
+		n = strings.TrimSpace(n)
+		if n == "" || seen[n] {
+			continue
+		}
+		if _, err := study.Get(n); err != nil {
+			return nil, inputError("--studies: %v", err)
+		}
+		seen[n] = true
+		out = append(out, n)
+	}
+	if len(out) == 0 {
+		return nil, inputError("--studies: name at least one study")
+	}
+	return out, nil
+}
+
+// Studies returns the studies of names with their parameters from args:
+// "study.name=value" for one study, "name=value" for every study of the
+// comparison that has that parameter. A parameter no study has, or a study
+// not in names, is an error.
+func Studies(names []string, args []string, quick bool) ([]StudyRun, error) {
+	kv, err := study.ParseParamArgs(args)
+	if err != nil {
+		return nil, inputError("%v", err)
+	}
+	per := map[string]map[string]string{}
+	used := map[string]bool{}
+	for _, n := range names {
+		per[n] = map[string]string{}
+	}
+	for key, v := range kv {
+		if s, name, ok := strings.Cut(key, "."); ok && !strings.Contains(name, ".") {
+			if _, known := per[s]; !known {
+				return nil, inputError("--param %s: study %q is not in this comparison (%s)", key, s, strings.Join(names, ", "))
+			}
+			per[s][name] = v
+			used[key] = true
+		}
+	}
+	var runs []StudyRun
+	for _, n := range names {
+		st, err := study.Get(n)
+		if err != nil {
+			return nil, inputError("%v", err)
+		}
+		info := st.Info()
+		for key, v := range kv {
+			if strings.Contains(key, ".") {
+				continue
+			}
+			for _, p := range info.Params {
+				if p.Name == key {
+					if _, set := per[n][key]; !set {
+						per[n][key] = v
+					}
+					used[key] = true
+				}
+			}
+		}
+		pv, err := study.ParseParams(n, info.Params, per[n], quick)
+		if err != nil {
+			return nil, inputError("%v", err)
+		}
+		if _, err := st.Plan(pv); err != nil {
+			return nil, inputError("study %s: %v", n, err)
+		}
+		runs = append(runs, StudyRun{st, pv})
+	}
+	var unused []string
+	for key := range kv {
+		if !used[key] {
+			unused = append(unused, key)
+		}
+	}
+	if len(unused) > 0 {
+		sort.Strings(unused)
+		return nil, inputError("--param %s: no study in this comparison has that parameter", unused[0])
+	}
+	return runs, nil
+}
