@@ -353,6 +353,7 @@ type coordRun struct {
 
 	printer  *bench.ProgressPrinter
 	pending  map[int]*pendingInterval
+	lastNo   []int // the last interval each worker sent
 	nextTick int
 	finished int
 	stopped  bool
@@ -362,8 +363,7 @@ type coordRun struct {
 }
 
 type pendingInterval struct {
-	got int
-	iv  bench.Interval
+	iv bench.Interval
 }
 
 func (r *coordRun) run() (*Outcome, error) {
@@ -388,6 +388,7 @@ func (r *coordRun) run() (*Outcome, error) {
 	}
 	r.shares = shares
 	r.ready = make([]*readyMsg, len(r.peers))
+	r.lastNo = make([]int, len(r.peers))
 	r.result = make([]*resultMsg, len(r.peers))
 	for i, p := range r.peers {
 		b, err := json.Marshal(shares[i])
@@ -507,7 +508,7 @@ func (r *coordRun) handle(pf peerFrame) error {
 		if err := decode(f, &m); err != nil {
 			return err
 		}
-		return r.interval(&m)
+		return r.interval(p, &m)
 	case msgResult:
 		var m resultMsg
 		if err := decode(f, &m); err != nil {
@@ -537,6 +538,9 @@ func (r *coordRun) start() {
 	r.res = &bench.Result{ServerVersion: r.ready[0].ServerVersion, Scale: r.ready[0].Scale,
 		PartitionMethod: r.ready[0].PartitionMethod, Partitions: r.ready[0].Partitions}
 	whole := r.wholeConfig()
+	if whole.Progress == 0 {
+		whole.Quiet = true // the intervals are kept (res.Progress), not printed
+	}
 	r.printer = bench.NewProgressPrinter(whole, r.res)
 	r.pending = map[int]*pendingInterval{}
 	r.nextTick = 1
@@ -588,10 +592,11 @@ func (r *coordRun) collect() error {
 
 // interval merges one worker's interval into the run's and prints the
 // intervals that every running worker has delivered.
-func (r *coordRun) interval(m *intervalMsg) error {
+func (r *coordRun) interval(from *peer, m *intervalMsg) error {
 	if m.Run != r.id || r.pending == nil {
 		return nil
 	}
+	r.lastNo[from.pos] = max(r.lastNo[from.pos], m.No)
 	h, err := bench.DecodeHist(m.Hist)
 	if err != nil {
 		return &RunError{Msg: err.Error()}
@@ -603,7 +608,6 @@ func (r *coordRun) interval(m *intervalMsg) error {
 	} else if dropped := p.iv.Hist.Merge(h); dropped != 0 {
 		return &RunError{Msg: fmt.Sprintf("interval %d: %d values out of the histogram's range", m.No, dropped)}
 	}
-	p.got++
 	p.iv.Stats.Add(m.Stats)
 	p.iv.ElapsedUS = max(p.iv.ElapsedUS, m.ElapsedUS)
 	p.iv.EpochUS = max(p.iv.EpochUS, m.EpochUS)
@@ -617,8 +621,15 @@ func (r *coordRun) emitIntervals() {
 	}
 	for {
 		p, ok := r.pending[r.nextTick]
-		if !ok || p.got < len(r.peers)-r.finished {
+		if !ok {
 			return
+		}
+		// complete when every worker has sent it, or ended before it
+		// (a worker's frames come in order)
+		for i := range r.peers {
+			if r.lastNo[i] < r.nextTick && r.result[i] == nil {
+				return
+			}
 		}
 		delete(r.pending, r.nextTick)
 		r.printer.Print(p.iv)

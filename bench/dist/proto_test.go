@@ -6,6 +6,7 @@ import (
 	"errors"
 	"net"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -257,4 +258,88 @@ func TestNoPasswordOnTheWire(t *testing.T) {
 	if !strings.Contains(string(f.Body), "db.example") {
 		t.Fatalf("the assignment lost the connection settings: %s", f.Body)
 	}
+}
+
+// TestIntervalsAndResultsMerge: two workers' intervals and results go
+// through the wire encoding and come out merged: the -P line counts both
+// workers' transactions, the summary their sum, the percentiles those of
+// one histogram of every sample; without -P nothing is printed but the
+// series is kept.
+func TestIntervalsAndResultsMerge(t *testing.T) {
+	for _, progress := range []time.Duration{time.Second, 0} {
+		var stderr strings.Builder
+		c := listen(t, Options{Workers: 2, Stderr: &syncWriter{w: &stderr}})
+		ws := []*fakeWorker{dialFake(t, c.Addr().String(), "v1", ""), dialFake(t, c.Addr().String(), "v1", "")}
+		if err := c.Accept(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		cfg := bench.DefaultConfig()
+		cfg.Clients, cfg.Transactions, cfg.Progress, cfg.Quiet, cfg.NoVacuum = 4, 5, progress, false, true
+		type ret struct {
+			out *Outcome
+			err error
+		}
+		done := make(chan ret, 1)
+		go func() {
+			out, err := c.Run(context.Background(), cfg)
+			done <- ret{out, err}
+		}()
+		shares := make([]bench.Config, 2)
+		runID := 0
+		for i, w := range ws {
+			var m assignMsg
+			if err := decode(w.next(), &m); err != nil {
+				t.Fatal(err)
+			}
+			_ = json.Unmarshal(m.Config, &shares[i])
+			runID = m.Run
+			_ = w.c.send(msgReady, readyMsg{Run: m.Run, Fingerprint: fingerprint(shares[i]), Scale: 1, ServerVersion: "17.0"})
+		}
+		all, _ := bench.NewFigures(&cfg)
+		for i, w := range ws {
+			if f := w.next(); f.Type != msgStart {
+				t.Fatalf("got %q", f.Type)
+			}
+			fig, _ := bench.NewFigures(&shares[i])
+			for k := 0; k < 10; k++ {
+				v := int64(100*(i+1) + k*37)
+				_ = fig.Hist.RecordValue(v)
+				_ = all.Hist.RecordValue(v)
+			}
+			fig.Stats = bench.Stats{Count: 10, Latency: bench.Series{Count: 10, Min: 100, Max: 500, Sum: 3000, Sum2: 1e6}}
+			fig.Scripts[0] = fig.Stats
+			fig.BenchUS, fig.ConnectUS = 1000000, 2000
+			h, _ := bench.EncodeHist(fig.Hist)
+			_ = w.c.send(msgInterval, intervalMsg{Run: runID, No: 1, ElapsedUS: 1000000, Stats: fig.Stats, Hist: h})
+			_ = w.c.send(msgResult, resultMsg{Run: runID, Figures: fig, Hist: h, AbortThread: -1})
+		}
+		r := <-done
+		if r.err != nil {
+			t.Fatal(r.err)
+		}
+		res := r.out.Result
+		if res.Transactions != 20 || res.Clients != 4 || res.Threads != 2 || len(res.Progress) != 1 || res.Progress[0].TPS != 20 {
+			t.Errorf("-P %v: transactions %d clients %d threads %d progress %+v", progress, res.Transactions, res.Clients, res.Threads, res.Progress)
+		}
+		if !res.Histogram.Equals(all.Hist) || res.LatencyP99Ms != float64(all.Hist.ValueAtQuantile(99))/1000 {
+			t.Errorf("-P %v: merged histogram or p99 differ (p99 %v)", progress, res.LatencyP99Ms)
+		}
+		printed := strings.Contains(stderr.String(), "progress: 1.0 s, 20.0 tps")
+		if printed != (progress > 0) {
+			t.Errorf("-P %v: stderr %q", progress, stderr.String())
+		}
+		c.Close(nil)
+	}
+}
+
+// syncWriter serializes writes to a strings.Builder.
+type syncWriter struct {
+	mu sync.Mutex
+	w  *strings.Builder
+}
+
+func (s *syncWriter) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.w.Write(p)
 }

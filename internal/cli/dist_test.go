@@ -65,7 +65,7 @@ func TestCoordinatedClientIDs(t *testing.T) {
 	}
 	store := filepath.Join(dir, "results.db")
 	co := startPglab(t, nil, "bench", "--listen", "127.0.0.1:0", "--expect-workers", "3", "--store", store,
-		"-n", "-f", sql, "-c", "12", "-j", "2", "-t", "10", "-P", "1", dsn)
+		"-n", "-f", sql, "-c", "12", "-j", "2", "-t", "10", dsn)
 	addr := joinAddr(co)
 	workers := startWorkers(t, 3, addr, passwordEnv(t, dsn))
 	if code, _ := co.exit(90 * time.Second); code != 0 {
@@ -84,6 +84,9 @@ func TestCoordinatedClientIDs(t *testing.T) {
 		if !strings.Contains(out, want) {
 			t.Errorf("summary lacks %q:\n%s", want, out)
 		}
+	}
+	if strings.Contains(co.stderr.String(), "progress: ") {
+		t.Errorf("progress lines without -P:\n%s", co.stderr.String())
 	}
 	if !strings.Contains(co.stderr.String(), "password of the connection string is not sent to the workers") {
 		t.Errorf("no note that the DSN's password stays with the coordinator:\n%s", co.stderr.String())
