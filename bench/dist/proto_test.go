@@ -222,7 +222,7 @@ func TestLostWorker(t *testing.T) {
 	b.c.close()
 	err := <-done
 	var re *RunError
-	if !errors.As(err, &re) || !strings.Contains(re.Msg, "worker 1 (fake) lost") {
+	if !errors.As(err, &re) || !strings.Contains(re.Msg, "(fake) lost: connection closed") {
 		t.Fatalf("Run: %v", err)
 	}
 	if d := time.Since(start); d > 2*time.Second {
