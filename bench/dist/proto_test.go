@@ -147,7 +147,7 @@ func TestNeverReady(t *testing.T) {
 	start := time.Now()
 	err := <-done
 	var re *RunError
-	if !errors.As(err, &re) || !strings.Contains(re.Msg, "not ready within 1s") || !strings.Contains(re.Msg, "worker 1") {
+	if !errors.As(err, &re) || !strings.Contains(re.Msg, "(fake) not ready within 1s") {
 		t.Fatalf("Run: %v", err)
 	}
 	if d := time.Since(start); d > 3*time.Second {
