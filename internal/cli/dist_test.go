@@ -293,3 +293,40 @@ func TestStudyTPSOnWorkers(t *testing.T) {
 		t.Errorf("transactions by clients: %v, want 2:50 4:100", got)
 	}
 }
+
+// TestWorkersLoseCoordinator: kill -9 of the coordinator mid-run ends
+// every worker (exit 2, its clients disconnected) within seconds.
+func TestWorkersLoseCoordinator(t *testing.T) {
+	inst := pgtest.Shared(t, pgtest.DefaultVersion())
+	dsn := pgtest.CreateDB(t, inst)
+	dir := t.TempDir()
+	sql := filepath.Join(dir, "one.sql")
+	if err := os.WriteFile(sql, []byte("select 1;\n\\sleep 1 ms\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	co := startPglab(t, nil, "bench", "--listen", "127.0.0.1:0", "--expect-workers", "2", "--store", filepath.Join(dir, "r.db"),
+		"-n", "-f", sql, "-c", "4", "-j", "2", "-T", "60", "-P", "1", dsn)
+	workers := startWorkers(t, 2, joinAddr(co), passwordEnv(t, dsn))
+	co.waitStderr(`(?m)^progress: `, 60*time.Second)
+	if err := co.cmd.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	for i, w := range workers {
+		code, took := w.exit(15 * time.Second)
+		if code != 2 || !strings.Contains(w.stderr.String(), "lost the coordinator") {
+			t.Errorf("worker %d: exit %d after %v: %s", i, code, took, w.stderr.String())
+		}
+	}
+	conn := pgtest.Connect(t, dsn)
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		n := pgtest.QueryString(t, conn, "select count(*)::text from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid()")
+		if n == "0" {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s client connections left after the workers ended", n)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+}
