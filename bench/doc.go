@@ -4,6 +4,13 @@
 // with pgbench's summary, progress line and log formats, plus latency
 // percentiles from HDR histograms and a JSON result. Run is the API: the
 // CLI and the studies call it with a Config and get a Result.
+// ParseCommandLine turns pgbench's command line into a validated Config
+// (an option table with pgbench's error texts); a study builds a Config
+// without one. Run is Start (scripts, setup connection, clients connected),
+// Go and Wait; a coordinated run's worker (package bench/dist) puts its
+// barrier between Start and Go and sends the mergeable Figures and
+// Intervals, which Summarize and ProgressPrinter turn into the summary and
+// the -P lines of the whole run.
 //
 // The client path follows pgbench's own model, because that is what makes a
 // Go client as cheap per transaction as pgbench: connections are opened and
