@@ -107,7 +107,7 @@ func (commitStudy) Setup(ctx context.Context, s *Session) error {
 		if strings.HasPrefix(host, "/") {
 			return fmt.Errorf("delay_ms needs a TCP connection to the server, not a unix socket (%s)", host)
 		}
-		px, err := netdelay.Start(net.JoinHostPort(host, strconv.Itoa(int(port))), time.Duration(d*float64(time.Millisecond)))
+		px, err := netdelay.Start(netdelay.Options{Upstream: net.JoinHostPort(host, strconv.Itoa(int(port))), RTT: time.Duration(2 * d * float64(time.Millisecond))})
 		if err != nil {
 			return err
 		}
