@@ -80,6 +80,15 @@ type Instance struct {
 	password string
 	port     int
 	settings []Setting
+	// env are settings pglab adds for the environment (replication:
+	// synchronous_standby_names, synchronous_commit), written after the
+	// instance's own and kept across RestartWith.
+	env []Setting
+	// standbyMode marks a standby: hot_standby is off, so it is ready when
+	// recovery has started ("standby" in postmaster.pid), without a ping.
+	standbyMode bool
+	// standby is the managed standby of this primary, if any.
+	standby *Standby
 	// holding keeps progress lines in held instead of printing them
 	// (Start, until the settings are validated).
 	holding bool
@@ -418,6 +427,9 @@ func (i *Instance) writeConf() error {
 	for _, s := range i.settings {
 		b.WriteString(confLine(s))
 	}
+	for _, s := range i.envSettings() {
+		b.WriteString(confLine(s))
+	}
 	path := filepath.Join(i.dataDir(), "pglab.conf")
 	if err := os.WriteFile(path, []byte(b.String()), 0o600); err != nil {
 		return fmt.Errorf("write pglab.conf: %w", err)
@@ -449,6 +461,9 @@ func (i *Instance) start(ctx context.Context) error {
 		}
 		err := i.startOnce(ctx)
 		if err == nil {
+			if sb := i.getStandby(); sb != nil {
+				return sb.primaryStarted(ctx)
+			}
 			return nil
 		}
 		var se *startError
@@ -538,7 +553,11 @@ func (i *Instance) startOnce(ctx context.Context) error {
 			return fail(fmt.Sprintf("not ready after %s", i.opts.StartTimeout))
 		case <-tick.C:
 		}
-		if pmStatus(i.dataDir()) != "ready" {
+		st := pmStatus(i.dataDir())
+		if i.standbyMode && (st == "standby" || st == "ready") {
+			break
+		}
+		if st != "ready" {
 			continue
 		}
 		if err := i.ping(ctx); err != nil {
@@ -724,6 +743,9 @@ func (i *Instance) Stop(ctx context.Context) error {
 	if pid == 0 {
 		return nil
 	}
+	if sb := i.getStandby(); sb != nil {
+		sb.primaryStopping()
+	}
 	gone := func() bool {
 		if exited != nil {
 			select {
@@ -809,21 +831,34 @@ func (i *Instance) kill() {
 	i.mu.Unlock()
 }
 
-// Destroy stops the server and removes the instance directory.
+// Destroy stops the server and removes the instance directory; a standby
+// of it is stopped and removed after it.
 func (i *Instance) Destroy(ctx context.Context) error {
 	err := i.Stop(ctx)
+	if sb := i.getStandby(); sb != nil {
+		if serr := sb.Stop(ctx); err == nil {
+			err = serr
+		}
+	}
 	if rerr := os.RemoveAll(i.dir); err == nil && rerr != nil {
 		err = fmt.Errorf("remove instance %s: %w", i.name, rerr)
 	}
 	return err
 }
 
-// Close stops the server and removes the directory when it is temporary.
+// Close stops the server and removes the directory when it is temporary;
+// a standby of it is stopped and removed after it.
 func (i *Instance) Close(ctx context.Context) error {
 	if i.temp {
 		return i.Destroy(ctx)
 	}
-	return i.Stop(ctx)
+	err := i.Stop(ctx)
+	if sb := i.getStandby(); sb != nil {
+		if serr := sb.Stop(ctx); err == nil {
+			err = serr
+		}
+	}
+	return err
 }
 
 // LogTail returns the last n lines of the server log.
