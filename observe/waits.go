@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"sort"
+	"strings"
 	"sync"
 	"time"
 
@@ -80,6 +81,21 @@ func (p *WaitProfile) ActiveSessions() float64 {
 		return 0
 	}
 	return float64(p.Sessions) / float64(p.Samples)
+}
+
+// Time estimates the session time spent in event during the sampling: its
+// session-samples per sample times the sampled wall time (one session
+// waiting all the time is the whole duration; two, twice it).
+func (p *WaitProfile) Time(event string) time.Duration {
+	if p.Samples == 0 {
+		return 0
+	}
+	for _, e := range p.Events {
+		if strings.EqualFold(e.Event, event) {
+			return time.Duration(float64(e.Count) / float64(p.Samples) * float64(p.End.Sub(p.Start)))
+		}
+	}
+	return 0
 }
 
 // Top returns the n most frequent events (all when n ≤ 0 or fewer).

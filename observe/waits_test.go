@@ -71,6 +71,13 @@ func TestWaitSampler(t *testing.T) {
 			if sleep < 30 || lock < 30 || sleep+lock < 85 {
 				t.Errorf("pg_sleep %.1f %%, lock %.1f %%: want about half each", sleep, lock)
 			}
+			// One session slept 1.5 s of the sampled time.
+			if d := p.Time("timeout:pgsleep"); d < time.Second || d > 2*time.Second {
+				t.Errorf("time in pg_sleep estimated at %v, want about 1.5 s", d)
+			}
+			if d := p.Time("IPC:SyncRep"); d != 0 {
+				t.Errorf("time in an event never seen: %v", d)
+			}
 			if top := p.Top(1); len(top) != 1 || top[0].Event != "Timeout:PgSleep" && top[0].Event != "Lock:transactionid" {
 				t.Errorf("top %+v", top)
 			}

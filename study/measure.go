@@ -78,7 +78,7 @@ func (s *Session) MeasureStep(ctx context.Context, name string, work *pgx.Conn, 
 	if s.Target.DataDir != "" {
 		osSampler = observe.StartOS(sctx, s.Target.DataDir, 0)
 	}
-	waits, werr := observe.StartWaitsConfig(sctx, s.Target.ConnConfig(), 0)
+	waits, werr := observe.StartWaitsConfig(sctx, s.Target.ConnConfig(), s.WaitInterval)
 	if werr != nil {
 		waits = nil
 	}

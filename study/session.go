@@ -26,6 +26,10 @@ type Session struct {
 	Quick bool
 	// Data is the study's own state between Setup, Run and Teardown.
 	Data any
+	// WaitInterval is the wait-event sampler's interval in measured steps
+	// (0: observe.DefaultWaitInterval). A study that reads a wait's time
+	// from the samples (commit: IPC:SyncRep) samples faster.
+	WaitInterval time.Duration
 
 	study  string
 	runner *Runner
