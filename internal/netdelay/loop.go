@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"net"
-	"os"
 	"strconv"
 	"strings"
 	"syscall"
@@ -16,9 +15,15 @@ import (
 )
 
 // The helper's event loop: one thread, non-blocking sockets, epoll. Every
-// chunk read is queued with its release time; a heap orders the releases of
-// all connections. The loop sleeps until a little before the next release
-// (early: its own measured timer lateness), then spins to the release time.
+// chunk read is queued with its release time (its kernel receive timestamp
+// plus the delay); a heap orders the releases of all connections. The loop
+// sleeps until the next release less the timer's measured lateness (early)
+// and less the time a write takes (lead), without spinning: on this kind
+// of machine a wake-up costs tens of microseconds of CPU, and a spin the
+// server's CPU. While the next release is nearer than the smallest delay,
+// nothing that arrives can be due before it: the loop then sleeps without
+// watching the sockets and reads what came, with its timestamps, when it
+// wakes — one wake-up per release instead of one per arrival as well.
 
 const (
 	readSize = 64 << 10
@@ -27,9 +32,13 @@ const (
 	maxQueued = 4 << 20
 	// releaseSlack releases chunks due this soon with the current batch.
 	releaseSlack = 2 * time.Microsecond
-	// maxEarly bounds how long before a release the loop wakes (and so the
-	// spin after a wake).
+	// maxEarly bounds how long before a release the loop wakes.
 	maxEarly = 200 * time.Microsecond
+	// maxBlindSleep bounds a sleep that does not watch the sockets (nor
+	// the parent's requests and its closing).
+	maxBlindSleep = 20 * time.Millisecond
+	// maxLead bounds the write-time compensation.
+	maxLead = 100 * time.Microsecond
 )
 
 type chunkKind uint8
@@ -110,8 +119,7 @@ type loop struct {
 	late      lateHist
 	ctlBuf    []byte
 	noPwait2  bool
-	nospin    bool
-	dense     bool
+	lead      int64
 	freeSmall [][]byte
 	freeLarge [][]byte
 }
@@ -137,13 +145,7 @@ func newLoop(cfg helperConfig, lfd, ctl, resp int) (*loop, error) {
 			return nil, fmt.Errorf("epoll_ctl: %w", err)
 		}
 	}
-	l.nospin = os.Getenv("PGLAB_NETDELAY_MODE") == "nospin"
-	l.dense = os.Getenv("PGLAB_NETDELAY_DENSE") != "0"
-	if os.Getenv("PGLAB_NETDELAY_SCHED") == "normal" {
-		l.sched = "normal"
-	} else {
-		l.sched = raisePriority()
-	}
+	l.sched = raisePriority()
 	// Timers of this thread fire when asked, not up to 50 µs later.
 	unix.Prctl(unix.PR_SET_TIMERSLACK, 1, 0, 0, 0)
 	return l, nil
@@ -191,11 +193,10 @@ func (l *loop) run() error {
 		t := time.Now()
 		now := int64(t.Sub(l.base))
 		l.wallOff = t.UnixNano() - now
-		if l.nospin {
-			l.releaseDue(now + l.early)
-		} else {
-			l.releaseDue(now)
-		}
+		// A chunk is written lead before it is due (the write's own
+		// time); and once within early of that, at once: sleeping
+		// for less would wake later than the due time.
+		l.releaseDue(now + l.early + l.lead)
 		// Take what is ready without sleeping.
 		n, _, err := l.wait(0)
 		if err != nil {
@@ -218,12 +219,12 @@ func (l *loop) run() error {
 			continue
 		}
 		now = l.now()
-		wait := l.heap[0].due - now
+		wait := l.heap[0].due - l.lead - now
 		if wait <= l.early {
-			continue // within the wake-up margin: release (nospin) or spin
+			continue // within the wake-up margin: released at the top
 		}
 		sleep := wait - l.early
-		if l.dense && wait <= minDelay {
+		if wait <= minDelay-l.lead && wait <= int64(maxBlindSleep) {
 			// Whatever arrives meanwhile is due after the head (its kernel
 			// timestamp keeps its arrival time): sleep without watching
 			// the sockets, one wake-up instead of one per arrival.
@@ -264,22 +265,27 @@ func (l *loop) nanosleep(ns int64) bool {
 	return e == 0
 }
 
-// learnLateness moves early towards the timer lateness's 80th percentile:
-// up by 4 steps when a wake-up came later than early, down by one when not.
+// learnLateness moves early towards the timer's median lateness: a
+// wake-up that came later than early raises it a microsecond, one that
+// did not lowers it. Releases are then centred on their due times without
+// spinning (a spin costs the CPU the server needs).
 func (l *loop) learnLateness(late int64) {
 	const step = int64(time.Microsecond)
-	if l.nospin {
-		if late > l.early {
-			l.early += step
-		} else {
-			l.early -= step
-		}
-	} else if late > l.early {
-		l.early += 4 * step
+	if late > l.early {
+		l.early += step
 	} else {
 		l.early -= step
 	}
 	l.early = min(max(l.early, 0), int64(maxEarly))
+}
+
+// learnWrite keeps lead, a moving average of how long a write to a
+// socket takes: on loopback the write runs the receiver's TCP input and
+// wakes it, a hop a direct connection does not have, so chunks are
+// released that much before their due time.
+func (l *loop) learnWrite(d int64) {
+	l.lead += (d - l.lead) / 16
+	l.lead = min(max(l.lead, 0), int64(maxLead))
 }
 
 // wait is epoll_pwait2 with a timeout in nanoseconds (-1: none, 0: poll),
@@ -565,7 +571,7 @@ func (l *loop) release(h *half, c chunk) {
 	case kindEOF:
 		h.eofDue = true
 	case kindData:
-		l.late.add(l.now() - c.due)
+		l.late.add(l.now() - (c.due - l.lead))
 		l.chunks++
 		if len(h.out) == 0 {
 			h.out = c.data // written by flush, the buffer freed once written
@@ -585,7 +591,11 @@ func (l *loop) flush(h *half) {
 		return
 	}
 	for len(h.out) > 0 {
+		t0 := l.now()
 		n, _, e := syscall.RawSyscall(syscall.SYS_WRITE, uintptr(h.dst), uintptr(unsafe.Pointer(&h.out[0])), uintptr(len(h.out)))
+		if e == 0 {
+			l.learnWrite(l.now() - t0)
+		}
 		if e == unix.EAGAIN {
 			break
 		}
@@ -704,7 +714,7 @@ func indexByte(b []byte, c byte) int {
 
 func (l *loop) answerStats() {
 	st := Stats{Sched: l.sched, Accepted: l.accepted, Open: l.openConns(), Chunks: l.chunks, Bytes: l.bytes,
-		EarlyUS: float64(l.early) / 1e3}
+		EarlyUS: float64(l.early) / 1e3, LeadUS: float64(l.lead) / 1e3}
 	st.Releases, st.LateP50US, st.LateP99US, st.LateMaxUS, st.LateMeanUS = l.late.summary()
 	l.late = lateHist{}
 	line, _ := json.Marshal(st)

@@ -280,6 +280,9 @@ type Stats struct {
 	// EarlyUS is how long before a release time the helper currently asks
 	// to be woken (its measured timer lateness).
 	EarlyUS float64 `json:"early_us"`
+	// LeadUS is how long before its due time a chunk is written: the
+	// measured time of a write, a hop a direct connection does not have.
+	LeadUS float64 `json:"lead_us"`
 	// CPUSeconds is the helper's CPU time (user + system) so far.
 	CPUSeconds float64 `json:"cpu_s"`
 }
