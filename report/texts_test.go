@@ -3,6 +3,7 @@ package report
 import (
 	"bytes"
 	"encoding/json"
+	"io"
 	"strings"
 	"testing"
 )
@@ -13,17 +14,7 @@ import (
 // every repetition's text in the JSON; and that a metric's note marks the
 // "–" of the target lacking it.
 func TestOutputsInReports(t *testing.T) {
-	d := loadFixture(t, fixtureStore(t), fixtureRunA)
-	var md, html, js bytes.Buffer
-	if err := WriteMarkdown(&md, d); err != nil {
-		t.Fatal(err)
-	}
-	if err := WriteHTML(&html, d); err != nil {
-		t.Fatal(err)
-	}
-	if err := WriteJSON(&js, d); err != nil {
-		t.Fatal(err)
-	}
+	md, html, js := renderFixture(t)
 	m := md.String()
 	matrix := strings.Index(m, "| ON_ERROR ignore |")
 	said := strings.Index(m, "### What the server said")
@@ -105,17 +96,7 @@ func TestOutputsInReports(t *testing.T) {
 // the whole run (11 min 42 s from its start to its end, plus 25 s
 // starting the servers).
 func TestTimeSplit(t *testing.T) {
-	d := loadFixture(t, fixtureStore(t), fixtureRunA)
-	var md, html, js bytes.Buffer
-	if err := WriteMarkdown(&md, d); err != nil {
-		t.Fatal(err)
-	}
-	if err := WriteHTML(&html, d); err != nil {
-		t.Fatal(err)
-	}
-	if err := WriteJSON(&js, d); err != nil {
-		t.Fatal(err)
-	}
+	md, html, js := renderFixture(t)
 	for _, want := range []string{
 		"- **Time:** measured steps: 4 min 36 s of 12 min 7 s (38 %); set-up 7 min 31 s, of which 25 s starting the servers",
 		"| study | took | in measured steps | in set-up |",
@@ -185,4 +166,20 @@ func TestBriefMarkdown(t *testing.T) {
 	if nb, nf := strings.Count(b, "\n"), strings.Count(full.String(), "\n"); nb >= nf*2/3 {
 		t.Errorf("brief Markdown has %d lines, the full one %d", nb, nf)
 	}
+}
+
+// renderFixture writes run A of the fixture as Markdown, HTML and JSON.
+func renderFixture(t *testing.T) (md, html, js *bytes.Buffer) {
+	t.Helper()
+	d := loadFixture(t, fixtureStore(t), fixtureRunA)
+	md, html, js = &bytes.Buffer{}, &bytes.Buffer{}, &bytes.Buffer{}
+	for _, w := range []struct {
+		write func(io.Writer, *Dataset) error
+		to    *bytes.Buffer
+	}{{WriteMarkdown, md}, {WriteHTML, html}, {WriteJSON, js}} {
+		if err := w.write(w.to, d); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return md, html, js
 }
