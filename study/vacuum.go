@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/pglab/pglab/compare"
 	"github.com/pglab/pglab/observe"
 	"github.com/pglab/pglab/pgserver"
 )
@@ -202,10 +203,10 @@ func noteFullPageImages(s *Session, table *observe.VacuumReport, step *Step) {
 		return
 	}
 	if s.Params.Bool("checkpoint_before") {
-		s.Note("VACUUM wrote %.0f full-page images, one for each page it changed first after the CHECKPOINT before it (checkpoint_before=true): deterministic", fpi)
+		s.Note("VACUUM wrote %s full-page images, one for each page it changed first after the CHECKPOINT before it (checkpoint_before=true): deterministic", compare.FormatExact(fpi, compare.Count))
 		return
 	}
-	s.Note("VACUUM wrote %.0f full-page images: a checkpoint began after the UPDATE, so the WAL figures (records, bytes) and the time depend on when it fell; checkpoint_before=true makes them deterministic", fpi)
+	s.Note("VACUUM wrote %s full-page images: a checkpoint began between the UPDATE's changes and the VACUUM's, so the WAL figures (records, bytes) and the time depend on when it fell; checkpoint_before=true makes them deterministic", compare.FormatExact(fpi, compare.Count))
 }
 
 func (vacuumStudy) Teardown(ctx context.Context, s *Session) error {
