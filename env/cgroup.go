@@ -229,7 +229,7 @@ func (cg *Cgroup) enforceKey(e Enforcement, version int) Enforcement {
 	e.Status = Enforced
 	e.How, e.Mechanism = strings.Join(hows, ", "), strings.Join(mechs, ", ")
 	if c == IO && cg.disk.Name != "" {
-		on := fmt.Sprintf(" on %s (%s), the disk of the data directory", cg.disk.Name, cg.disk.Dev)
+		on := fmt.Sprintf(" (%s, the data directory's disk)", cg.disk.Name)
 		e.How += on
 		e.Mechanism += on
 	}

@@ -32,9 +32,22 @@ type Counters struct {
 	// ReadBytes, WriteBytes, ReadOps and WriteOps are the block I/O the
 	// cgroup issued, on every disk.
 	ReadBytes, WriteBytes, ReadOps, WriteOps int64
+	// IO is the cgroup's disk throughput sampled during the step (every
+	// sampleInterval), oldest first.
+	IO []IOSample
 	// Have says which groups were read: "memory", "cpu", "io".
 	Have map[string]bool
 }
+
+// IOSample is the cgroup's disk throughput over one sampling interval.
+type IOSample struct {
+	Seconds           float64
+	ReadMBs, WriteMBs float64 // MB/s, MB = 2^20 bytes
+}
+
+// sampleInterval is how often a step's disk counters are sampled: reading
+// the cgroup's io file costs microseconds.
+const sampleInterval = 250 * time.Millisecond
 
 // Metric is one counter as the study runner records it.
 type Metric struct {
@@ -79,6 +92,9 @@ type StepCounters struct {
 	before  Counters
 	peakFD  *os.File // v2 memory.peak opened for this step (reset per fd)
 	peakErr string
+
+	stop    chan struct{}
+	sampled chan []IOSample
 }
 
 // StartStep resets the cgroup's memory peak and reads its cumulative
@@ -97,7 +113,36 @@ func (cg *Cgroup) StartStep() (*StepCounters, error) {
 		return nil, err
 	}
 	s.before, s.start = before, time.Now()
+	if cg.dirs[IO] != "" {
+		s.stop, s.sampled = make(chan struct{}), make(chan []IOSample, 1)
+		go s.sampleIO(before)
+	}
 	return s, nil
+}
+
+// sampleIO samples the cgroup's disk counters until stop.
+func (s *StepCounters) sampleIO(prev Counters) {
+	tick := time.NewTicker(sampleInterval)
+	defer tick.Stop()
+	var out []IOSample
+	last := s.start
+	for {
+		select {
+		case <-s.stop:
+			s.sampled <- out
+			return
+		case now := <-tick.C:
+			var c Counters
+			if err := s.cg.readIO(&c); err != nil {
+				continue
+			}
+			secs := now.Sub(last).Seconds()
+			out = append(out, IOSample{Seconds: secs,
+				ReadMBs:  float64(c.ReadBytes-prev.ReadBytes) / mib / secs,
+				WriteMBs: float64(c.WriteBytes-prev.WriteBytes) / mib / secs})
+			prev, last = c, now
+		}
+	}
 }
 
 // resetPeak starts the step's memory peak: v1 resets
@@ -126,6 +171,10 @@ func (s *StepCounters) resetPeak(dir string, version int) error {
 }
 
 func (s *StepCounters) close() {
+	if s.stop != nil {
+		close(s.stop)
+		s.stop = nil
+	}
 	if s.peakFD != nil {
 		s.peakFD.Close()
 		s.peakFD = nil
@@ -134,6 +183,12 @@ func (s *StepCounters) close() {
 
 // Stop reads the counters again and returns the step's.
 func (s *StepCounters) Stop() (Counters, error) {
+	var samples []IOSample
+	if s.stop != nil {
+		close(s.stop)
+		s.stop = nil
+		samples = <-s.sampled
+	}
 	defer s.close()
 	after, err := s.cg.cumulative()
 	if err != nil {
@@ -149,6 +204,7 @@ func (s *StepCounters) Stop() (Counters, error) {
 		WriteBytes:       after.WriteBytes - s.before.WriteBytes,
 		ReadOps:          after.ReadOps - s.before.ReadOps,
 		WriteOps:         after.WriteOps - s.before.WriteOps,
+		IO:               samples,
 		Have:             after.Have,
 	}
 	if dir := s.cg.dirs[Memory]; dir != "" {
@@ -197,19 +253,22 @@ func (cg *Cgroup) cumulative() (Counters, error) {
 		}
 		c.Have["cpu"] = true
 	}
-	if dir := cg.dirs[IO]; dir != "" {
-		var err error
-		if cg.layout.Hierarchies[IO].Version == 2 {
-			err = readIOStat(filepath.Join(dir, "io.stat"), &c)
-		} else {
-			err = readBlkioV1(dir, &c)
-		}
-		if err != nil {
+	if cg.dirs[IO] != "" {
+		if err := cg.readIO(&c); err != nil {
 			return c, fmt.Errorf("read disk counters: %w", err)
 		}
 		c.Have["io"] = true
 	}
 	return c, nil
+}
+
+// readIO adds the cgroup's cumulative disk counters to c.
+func (cg *Cgroup) readIO(c *Counters) error {
+	dir := cg.dirs[IO]
+	if cg.layout.Hierarchies[IO].Version == 2 {
+		return readIOStat(filepath.Join(dir, "io.stat"), c)
+	}
+	return readBlkioV1(dir, c)
 }
 
 // readIOStat sums the devices of a v2 io.stat: "MAJ:MIN rbytes=… wbytes=…

@@ -11,6 +11,7 @@ import (
 
 	"github.com/pglab/pglab/bench"
 	"github.com/pglab/pglab/bench/dist"
+	"github.com/pglab/pglab/env"
 	"github.com/pglab/pglab/internal/buildinfo"
 	"github.com/pglab/pglab/pgserver"
 	"github.com/pglab/pglab/results"
@@ -68,6 +69,10 @@ type Lab struct {
 	Run   *results.Run
 	// co coordinates the workers of Spec.Workers.
 	co *dist.Coordinator
+	// envs are the environments of the servers pglab started, removed
+	// after them; cgLayout is the machine's cgroup layout.
+	envs     []*env.Environment
+	cgLayout *env.Layout
 }
 
 // WorkersError is the failure of the workers to join (pglab exits with
@@ -251,7 +256,21 @@ func (l *Lab) openNamed(ctx context.Context, s Target) (*study.Target, error) {
 	if !inst.Running() {
 		return nil, inputError("--target %s: the instance is not running (start it with 'pglab pg start --name %s --version %d')", s.Named, s.Named, inst.Version().Major)
 	}
-	return study.ManagedTarget(ctx, s.Name, inst, false)
+	// An instance started with 'pglab pg start --env' keeps its
+	// environment: restarts go into the same cgroup, steps read its
+	// counters. It outlives the run, and so does its cgroup.
+	e, ok, err := env.Load(inst.Dir())
+	if err != nil {
+		return nil, err
+	}
+	if ok && e.Placer() != nil {
+		inst.SetPlacer(e.Placer())
+	}
+	t, err := study.ManagedTarget(ctx, s.Name, inst, false)
+	if err == nil && ok {
+		t.SetEnvironment(e)
+	}
+	return t, err
 }
 
 // startManaged starts one managed server; step is where its three set-up
@@ -277,13 +296,24 @@ func (l *Lab) startManaged(ctx context.Context, s Target, step int, setup func(i
 	if err != nil {
 		return nil, err
 	}
-	inst, err := pgserver.Start(ctx, pgserver.Options{
+	opts := pgserver.Options{
 		Binaries:  b,
 		Name:      s.Name,
 		Checksums: l.spec.Checksums,
 		Settings:  settings,
 		Progress:  progress,
-	})
+	}
+	var e *env.Environment
+	if s.Env != nil {
+		if e, err = l.newEnvironment(s); err != nil {
+			return nil, err
+		}
+		l.envs = append(l.envs, e)
+		if cg := e.Placer(); cg != nil {
+			opts.Placer = cg
+		}
+	}
+	inst, err := pgserver.Start(ctx, opts)
 	if err != nil {
 		var se *pgserver.SettingError
 		if errors.As(err, &se) {
@@ -292,8 +322,17 @@ func (l *Lab) startManaged(ctx context.Context, s Target, step int, setup func(i
 		return nil, err
 	}
 	l.owned = append(l.owned, inst)
+	if e != nil {
+		if err := checkPlaced(e, inst); err != nil {
+			return nil, err
+		}
+	}
 	setup(step+3, s.Name+": ready")
-	return study.ManagedTarget(ctx, s.Name, inst, true)
+	t, err := study.ManagedTarget(ctx, s.Name, inst, true)
+	if err == nil && e != nil {
+		t.SetEnvironment(e)
+	}
+	return t, err
 }
 
 // serverSettings returns the settings a managed server of spec s starts
@@ -402,6 +441,12 @@ func (l *Lab) Close(runErr error) error {
 		}
 	}
 	l.owned = nil
+	for _, e := range l.envs {
+		if cerr := e.Close(); cerr != nil && err == nil {
+			err = cerr
+		}
+	}
+	l.envs = nil
 	if l.Store != nil {
 		l.Store.Close()
 		l.Store = nil

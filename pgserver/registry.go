@@ -50,6 +50,7 @@ func StartNamed(ctx context.Context, opts Options) (*Instance, error) {
 		}
 		existing.opts.Binaries = opts.Binaries
 		existing.opts.Progress = opts.Progress
+		existing.opts.Placer = opts.Placer
 		if opts.StartTimeout != 0 {
 			existing.opts.StartTimeout = opts.StartTimeout
 		}

@@ -169,7 +169,8 @@ const pageHTML = `<!DOCTYPE html>
 {{end}}</tbody></table></div>
 {{else}}<p>No server setting differs from PostgreSQL's defaults (apart from where each server listens and keeps its files).</p>{{end}}{{end}}
 <dl class="facts">
-{{range .Hosts}}<dt>Host</dt><dd>{{.}}</dd>
+{{range .EnvNotes}}<dt>Environment</dt><dd>{{.}}</dd>
+{{end}}{{range .Hosts}}<dt>Host</dt><dd>{{.}}</dd>
 {{end}}{{if eq (len .Runs) 1}}{{with index .Runs 0}}<dt>Run</dt><dd>{{.Describe}}</dd>
 {{if .Version}}<dt>pglab</dt><dd>{{.Version}}</dd>{{end}}
 {{if .Command}}<dt>Command</dt><dd><code>{{.Command}}</code></dd>{{end}}

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/pglab/pglab/compare"
+	"github.com/pglab/pglab/env"
 	"github.com/pglab/pglab/results"
 )
 
@@ -83,6 +84,9 @@ type jsonTarget struct {
 	ServerVersionNum int               `json:"server_version_num"`
 	DataChecksums    bool              `json:"data_checksums"`
 	Settings         []results.Setting `json:"settings"`
+	// Env is the environment the server ran in: the profile, each limit
+	// and whether it was enforced (how) or not (why).
+	Env *env.Record `json:"env,omitempty"`
 }
 
 type jsonSettingDiff struct {
@@ -255,6 +259,9 @@ func (v *view) jsonDoc() jsonDoc {
 		}
 		if o, ok := d.Origins[name]; ok {
 			jt.Run, jt.StoredName = o.Run, o.Target
+		}
+		if r, ok := env.RecordOf(t.Extra); ok {
+			jt.Env = &r
 		}
 		doc.Targets = append(doc.Targets, jt)
 	}

@@ -161,6 +161,9 @@ func (v *view) writeSetupMarkdown(w *bufio.Writer) {
 			fmt.Fprintln(w)
 		}
 	}
+	for _, n := range v.envNotes() {
+		fmt.Fprintf(w, "- **Environment:** %s\n", mdText(n))
+	}
 	for _, h := range v.Hosts {
 		fmt.Fprintf(w, "- **Host:** %s\n", mdText(h))
 	}
@@ -216,7 +219,7 @@ func (v *view) targetRows() [][]string {
 		}
 		rows = append(rows, r)
 	}
-	return rows
+	return append(rows, v.envRows()...)
 }
 
 // describe is a run's one-line description.

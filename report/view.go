@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/pglab/pglab/compare"
+	"github.com/pglab/pglab/env"
 	"github.com/pglab/pglab/results"
 )
 
@@ -49,6 +50,8 @@ type runView struct {
 // targetView is one column's server, formatted.
 type targetView struct {
 	Name, Server, Checksums, Conn, Run string
+	// Env is the environment the server ran in (pglab --env), or nil.
+	Env *env.Record
 }
 
 // studyView is one study of the report.
@@ -236,6 +239,9 @@ func buildView(d *Dataset, o Options) (*view, error) {
 		}
 		if o, ok := d.Origins[name]; ok {
 			tv.Run = o.Run
+		}
+		if r, ok := env.RecordOf(t.Extra); ok {
+			tv.Env = &r
 		}
 		v.Targets = append(v.Targets, tv)
 	}

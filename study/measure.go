@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/pglab/pglab/env"
 	"github.com/pglab/pglab/observe"
 )
 
@@ -23,6 +24,9 @@ type Step struct {
 	OS *observe.OSSeries
 	// Waits is what the server's sessions waited on during the step.
 	Waits *observe.WaitProfile
+	// Env are the counters of the environment's cgroup over the step
+	// (peak memory, CPU throttling, disk bytes); nil without one.
+	Env *env.Counters
 }
 
 // osMetrics are the OS figures recorded with every measured step.
@@ -82,9 +86,17 @@ func (s *Session) MeasureStep(ctx context.Context, name string, work *pgx.Conn, 
 	if werr != nil {
 		waits = nil
 	}
+	envStep, err := s.startEnvStep()
+	if err != nil {
+		return nil, err
+	}
 	start := time.Now()
 	ferr := fn(ctx)
 	step := &Step{Elapsed: time.Since(start)}
+	step.Env, err = stopEnvStep(envStep)
+	if err != nil && ferr == nil {
+		ferr = err
+	}
 	s.AddMeasured(step.Elapsed)
 	if osSampler != nil {
 		step.OS, _ = osSampler.Stop()
@@ -98,6 +110,7 @@ func (s *Session) MeasureStep(ctx context.Context, name string, work *pgx.Conn, 
 	if err := s.recordSampling(ctx, name, step); err != nil {
 		return step, err
 	}
+	s.recordEnvStep(name, step)
 	if work != nil {
 		err = observe.Flush(ctx, work)
 	} else {

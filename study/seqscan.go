@@ -123,6 +123,14 @@ func (seqScan) makeCold(ctx context.Context, s *Session) (string, error) {
 			method = "shared buffers NOT emptied (a user's server before 17: no eviction function)"
 		}
 	}
+	// Under a memory limit the server's page cache is charged to its
+	// cgroup: empty that too (nothing pglab reads for the server is
+	// charged there, pages belong to whoever read them first).
+	if what, err := s.Target.Environment().DropCache(); err != nil {
+		return method, err
+	} else if what != "" {
+		method += " + " + what
+	}
 	switch {
 	case coldcache.CanDropAll():
 		if err := coldcache.DropAll(); err != nil {

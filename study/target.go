@@ -13,6 +13,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/pglab/pglab/env"
 	"github.com/pglab/pglab/internal/pgnet"
 	"github.com/pglab/pglab/pgserver"
 	"github.com/pglab/pglab/results"
@@ -42,6 +43,7 @@ type Target struct {
 	base      []pgserver.Setting // a managed target's settings outside any study
 	session   map[string]string  // settings applied to each connection (user's servers)
 	unapplied []string           // settings wanted but left as the server has them
+	env       *env.Environment   // the environment of a managed server, or nil
 	leftOut   []pgserver.Setting // settings wanted that this server's version does not have
 
 	// Facts read from the server when it is opened.
@@ -348,6 +350,7 @@ func (t *Target) Record(ctx context.Context) results.Target {
 		ServerVersion:    t.Version,
 		ServerVersionNum: t.VersionNum,
 		DataChecksums:    t.Checksums,
+		Extra:            t.envExtra(),
 	}
 	if conn, err := pgx.ConnectConfig(ctx, t.config); err == nil {
 		defer conn.Close(context.Background())

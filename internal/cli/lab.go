@@ -2,14 +2,18 @@ package cli
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"strings"
 
+	"github.com/pglab/pglab/env"
 	"github.com/pglab/pglab/lab"
 	"github.com/pglab/pglab/pgserver"
 	"github.com/pglab/pglab/results"
+	"github.com/pglab/pglab/study"
 	"github.com/spf13/pflag"
 )
 
@@ -30,6 +34,11 @@ type targetFlags struct {
 	// machines: a coordinator on listen for that many pglab workers.
 	workers       int
 	listen, token string
+	// envs are the --env SPECs, resolved against the built-in profiles,
+	// the user's profiles file and the --env-file files.
+	envs       []string
+	envFiles   []string
+	unenforced bool
 }
 
 // configSpec is one --config NAME:k=v,... of compare.
@@ -47,6 +56,8 @@ func (f *targetFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&f.store, "store", "", "results store: an SQLite file path or a postgres:// DSN (default "+defaultStoreText()+")")
 	fs.BoolVar(&f.noInstall, "no-install", false, "fail instead of installing missing PostgreSQL versions")
 	fs.BoolVar(&f.force, "force", false, "use a schema named pglab on a user's server even if pglab did not create it")
+	registerEnvFlags(fs, &f.envs, &f.envFiles, true)
+	fs.BoolVar(&f.unenforced, "env-unenforced", false, "run even when no limit of an --env profile can be enforced on this machine (no cgroup access): the servers then run without them, and the report says so")
 	fs.IntVar(&f.workers, "workers", 0, "run the pgbench workloads (tps, tune) on N pglab workers (pglab worker --join, see pglab bench --listen)")
 	fs.StringVar(&f.listen, "listen", "", "with --workers: the coordinator's address, host:port")
 	fs.StringVar(&f.token, "token", "", "with --workers: the workers' secret (default $PGLAB_TOKEN; required unless --listen is a loopback address)")
@@ -82,7 +93,10 @@ func (f *targetFlags) fill(spec *lab.Spec) error {
 	if spec.Checksums, err = parseChecksums(f.checksums); err != nil {
 		return err
 	}
-	spec.Store, spec.NoInstall, spec.Force = f.store, f.noInstall, f.force
+	spec.Store, spec.NoInstall, spec.Force, spec.Unenforced = f.store, f.noInstall, f.force, f.unenforced
+	if spec.Envs, err = resolveEnvs(f.envs, f.envFiles); err != nil {
+		return err
+	}
 	if f.versions != "" {
 		for _, v := range strings.Split(f.versions, ",") {
 			vs, err := pgserver.ParseVersionSpec(v)
@@ -179,4 +193,74 @@ func noteLines(l *lab.Lab) []string {
 		out = append(out, fmt.Sprint(n))
 	}
 	return out
+}
+
+// registerEnvFlags adds --env (repeatable when many) and --env-file.
+func registerEnvFlags(fs *pflag.FlagSet, specs, files *[]string, many bool) {
+	what := "the environment the managed server runs in"
+	if many {
+		what = "an environment the managed servers run in (repeatable: one server per version and environment)"
+	}
+	fs.StringArrayVar(specs, "env", nil, what+": a profile ("+strings.Join(profileNames(), ", ")+", or one of your profiles file) or NAME:key=value,… with keys "+strings.Join(env.Keys(), ", ")+"; e.g. --env t3.micro, --env 'ebs87:read=87MB/s'")
+	fs.StringArrayVar(files, "env-file", nil, "a YAML file of environment profiles (NAME: {cpus: 2, memory: 1GiB, …}), added to the built-in ones and to "+env.DefaultFile()+" (repeatable)")
+}
+
+func profileNames() []string {
+	var out []string
+	for _, p := range env.Builtins() {
+		out = append(out, p.Name)
+	}
+	return out
+}
+
+// resolveEnvs reads --env SPECs against the profiles (built-in, the
+// user's file, --env-file files).
+func resolveEnvs(specs, files []string) ([]env.Profile, error) {
+	if len(specs) == 0 {
+		if len(files) > 0 {
+			return nil, badInput("--env-file without --env: name the profile to use, e.g. --env NAME")
+		}
+		return nil, nil
+	}
+	cat, err := env.LoadCatalog(files...)
+	if err != nil {
+		return nil, badInput("%v", err)
+	}
+	var out []env.Profile
+	for _, s := range specs {
+		p, err := cat.Resolve(s)
+		if err != nil {
+			return nil, badInput("%v", err)
+		}
+		out = append(out, p)
+	}
+	return out, nil
+}
+
+// envExtra is a target's environment as the store keeps it in the
+// target's extra facts (nil without one).
+func envExtra(t *study.Target) json.RawMessage {
+	e := t.Environment()
+	if e == nil {
+		return nil
+	}
+	data, _ := json.Marshal(map[string]any{"env": e.Record()})
+	return data
+}
+
+// writeEnvLines prints a target's environment under its line: the
+// profile, then each limit and whether it holds.
+func writeEnvLines(w io.Writer, t results.Target) {
+	r, ok := env.RecordOf(t.Extra)
+	if !ok {
+		return
+	}
+	limits := ""
+	if len(r.Limits) == 0 {
+		limits = ", no limits"
+	}
+	fmt.Fprintf(w, "    environment %s (%s)%s\n", r.Name, r.Origin, limits)
+	for _, l := range r.Limits {
+		fmt.Fprintf(w, "      %s\n", l)
+	}
 }

@@ -211,8 +211,8 @@ func parseChecksums(s string) (bool, error) {
 
 func newPgStartCmd(env *Env) *cobra.Command {
 	var version, name, checksums string
-	var sets []string
-	var noInstall bool
+	var sets, envs, envFiles []string
+	var noInstall, unenforced bool
 	var timeout time.Duration
 	cmd := &cobra.Command{
 		Use:   "start --version N [--name NAME] [--set name=value ...]",
@@ -247,23 +247,41 @@ with 'pglab pg stop NAME'. Missing versions are installed first.`,
 			if err := pgserver.ValidateName(name); err != nil {
 				return badInput("%v", err)
 			}
+			profile, err := pgStartProfile(envs, envFiles)
+			if err != nil {
+				return err
+			}
 			b, err := env.resolveBinaries(env.Ctx, version, noInstall)
 			if err != nil {
 				return err
 			}
-			inst, err := pgserver.StartNamed(env.Ctx, pgserver.Options{
+			opts := pgserver.Options{
 				Binaries:     b,
 				Name:         name,
 				Checksums:    cs,
 				Settings:     settings,
 				StartTimeout: timeout,
 				Progress:     env.progress(),
-			})
+			}
+			e, err := env.namedEnvironment(profile, name, unenforced)
 			if err != nil {
+				return err
+			}
+			if e != nil && e.Placer() != nil {
+				opts.Placer = e.Placer()
+			}
+			inst, err := pgserver.StartNamed(env.Ctx, opts)
+			if err != nil {
+				e.Close()
 				var se *pgserver.SettingError
 				if errors.As(err, &se) {
 					return &ExitError{Code: 1, Err: err}
 				}
+				return err
+			}
+			if err := keepNamedEnvironment(inst, e); err != nil {
+				inst.Stop(context.WithoutCancel(env.Ctx))
+				e.Close()
 				return err
 			}
 			if p := env.progress(); p != nil {
@@ -280,6 +298,8 @@ with 'pglab pg stop NAME'. Missing versions are installed first.`,
 	f.StringVar(&checksums, "checksums", "off", "data checksums: on or off (the same default for every version)")
 	f.BoolVar(&noInstall, "no-install", false, "fail instead of installing a missing version")
 	f.DurationVar(&timeout, "start-timeout", 60*time.Second, "how long to wait for the server to accept connections")
+	registerEnvFlags(f, &envs, &envFiles, false)
+	f.BoolVar(&unenforced, "env-unenforced", false, "start even when no limit of the --env profile can be enforced on this machine")
 	return cmd
 }
 
@@ -315,11 +335,12 @@ func newPgStopCmd(env *Env) *cobra.Command {
 			defer cancel()
 			for _, inst := range insts {
 				was := inst.Running()
-				var err error
-				if remove {
+				err := inst.Stop(ctx)
+				if err == nil {
+					err = closeNamedEnvironment(inst)
+				}
+				if err == nil && remove {
 					err = inst.Destroy(ctx)
-				} else {
-					err = inst.Stop(ctx)
 				}
 				if err != nil {
 					return err

@@ -9,6 +9,7 @@ import (
 
 	"github.com/goccy/go-yaml/ast"
 	"github.com/goccy/go-yaml/parser"
+	"github.com/pglab/pglab/env"
 	"github.com/pglab/pglab/pgserver"
 	"github.com/pglab/pglab/study"
 	"github.com/spf13/cobra"
@@ -23,6 +24,9 @@ versions: [16, 17]            # managed servers, one per version
 # configs:                    # or one version under several configurations
 #   small: {shared_buffers: 128MB}
 #   big: {shared_buffers: 1GB}
+# env: [local, t3.micro]      # environments of the managed servers (--env):
+#   - small: {memory: 256MiB}   #  profiles, or ad-hoc ones as NAME: {key: value}
+# env_file: profiles.yaml     # more profiles (--env-file)
 settings:                     # for every managed server (--set)
   shared_buffers: 256MB
 checksums: off
@@ -252,6 +256,22 @@ func parsePlan(file string, data []byte) (*compareSpec, error) {
 			if spec.flags.sets, err = p.settings(v, key); err != nil {
 				return nil, err
 			}
+		case "env":
+			if spec.flags.envs, err = p.envs(v); err != nil {
+				return nil, err
+			}
+		case "env_file":
+			if spec.flags.envFiles, err = p.list(v, key); err != nil {
+				return nil, err
+			}
+		case "env_unenforced":
+			s, err := p.scalar(v, key)
+			if err != nil {
+				return nil, err
+			}
+			if spec.flags.unenforced, err = strconv.ParseBool(s); err != nil {
+				return nil, p.errAt(v, key, "want true or false, got %q", s)
+			}
 		case "checksums":
 			s, err := p.scalar(v, key)
 			if err != nil {
@@ -309,7 +329,7 @@ func parsePlan(file string, data []byte) (*compareSpec, error) {
 				return nil, err
 			}
 		default:
-			known := []string{"name", "versions", "targets", "configs", "settings", "checksums", "reps", "quick", "alpha", "studies", "out", "store"}
+			known := []string{"name", "versions", "targets", "configs", "env", "env_file", "env_unenforced", "settings", "checksums", "reps", "quick", "alpha", "studies", "out", "store"}
 			return nil, p.errAt(kv.Key, key, "unknown field (a plan has: %s)", strings.Join(known, ", "))
 		}
 	}
@@ -320,6 +340,47 @@ func parsePlan(file string, data []byte) (*compareSpec, error) {
 		spec.flags.checksums = "off"
 	}
 	return spec, nil
+}
+
+// envs reads the env field: SPECs (a profile's name or NAME:key=value,…),
+// or one-key mappings from a name to its keys (an ad-hoc profile), as a
+// list or a single value. A SPEC that does not parse is reported at its
+// line.
+func (p *planParser) envs(n ast.Node) ([]string, error) {
+	items := []ast.Node{n}
+	if seq, ok := n.(*ast.SequenceNode); ok {
+		items = seq.Values
+	}
+	var out []string
+	for i, item := range items {
+		field := fmt.Sprintf("env[%d]", i)
+		var spec string
+		if kvs, err := p.mapping(item, field); err == nil && kvs != nil {
+			if len(kvs) != 1 {
+				return nil, p.errAt(item, field, "want one profile name with its keys, e.g. small: {memory: 256MiB}")
+			}
+			keys, err := p.settings(kvs[0].Value, field+"."+keyText(kvs[0]))
+			if err != nil {
+				return nil, err
+			}
+			spec = keyText(kvs[0]) + ":" + strings.Join(keys, ",")
+		} else {
+			s, err := p.scalar(item, field)
+			if err != nil {
+				return nil, err
+			}
+			spec = s
+		}
+		if _, err := env.ParseSpec(spec); err != nil {
+			var se *env.SpecError
+			if errors.As(err, &se) {
+				return nil, p.errAt(item, field, "%q: %s", se.Spec, se.Msg)
+			}
+			return nil, p.errAt(item, field, "%v", err)
+		}
+		out = append(out, spec)
+	}
+	return out, nil
 }
 
 // settings reads a mapping of server settings as name=value strings.

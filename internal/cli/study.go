@@ -8,6 +8,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/pglab/pglab/env"
 	"github.com/pglab/pglab/lab"
 	"github.com/pglab/pglab/report"
 	"github.com/pglab/pglab/results"
@@ -93,7 +94,7 @@ Studies:
 			runID := l.Run.ID()
 			targets := make([]results.Target, len(l.Targets))
 			for i, t := range l.Targets {
-				targets[i] = results.Target{Name: t.Name, ServerVersion: t.Version, ServerVersionNum: t.VersionNum, DataChecksums: t.Checksums, Conn: t.Redacted()}
+				targets[i] = results.Target{Name: t.Name, ServerVersion: t.Version, ServerVersionNum: t.VersionNum, DataChecksums: t.Checksums, Conn: t.Redacted(), Extra: envExtra(t)}
 			}
 			closeErr := env.closeLab(l, runErr)
 			if out != nil && (runErr == nil || len(out.Measurements) > 0) {
@@ -177,6 +178,7 @@ func writeTargetsLine(w io.Writer, targets []results.Target) {
 			cs = "on"
 		}
 		fmt.Fprintf(w, "  %s: PostgreSQL %s, data checksums %s (%s)\n", t.Name, t.ServerVersion, cs, t.Conn)
+		writeEnvLines(w, t)
 	}
 }
 
@@ -199,6 +201,9 @@ type targetJSON struct {
 	ServerVersionNum int    `json:"server_version_num"`
 	DataChecksums    bool   `json:"data_checksums"`
 	Conn             string `json:"conn"`
+	// Env is the environment the server ran in (--env): the profile and
+	// what became of each limit.
+	Env *env.Record `json:"env,omitempty"`
 }
 
 type measurementJSON struct {
@@ -234,7 +239,11 @@ func writeStudyJSON(w io.Writer, runID string, targets []results.Target, out *st
 	}
 	versions := map[string]string{}
 	for _, t := range targets {
-		doc.Targets = append(doc.Targets, targetJSON{t.Name, t.ServerVersion, t.ServerVersionNum, t.DataChecksums, t.Conn})
+		jt := targetJSON{Name: t.Name, ServerVersion: t.ServerVersion, ServerVersionNum: t.ServerVersionNum, DataChecksums: t.DataChecksums, Conn: t.Conn}
+		if r, ok := env.RecordOf(t.Extra); ok {
+			jt.Env = &r
+		}
+		doc.Targets = append(doc.Targets, jt)
 		versions[t.Name] = t.ServerVersion
 	}
 	ms := append([]results.Measurement(nil), out.Measurements...)

@@ -1,0 +1,106 @@
+package report
+
+import (
+	"fmt"
+
+	"github.com/pglab/pglab/env"
+)
+
+// envRows are the setup table's rows about the targets' environments: the
+// profile, then one row per limit any target sets, each cell the limit and
+// whether it was enforced (how) or not (a numbered footnote says why, see
+// envNotes). None when no target ran in an environment.
+func (v *view) envRows() [][]string {
+	some := false
+	for _, t := range v.Targets {
+		if t.Env != nil {
+			some = true
+		}
+	}
+	if !some {
+		return nil
+	}
+	profile := []string{"environment"}
+	for _, t := range v.Targets {
+		switch {
+		case t.Env == nil:
+			profile = append(profile, "–")
+		case t.Env.Origin != "":
+			profile = append(profile, t.Env.Name+" ("+t.Env.Origin+")")
+		default:
+			profile = append(profile, t.Env.Name)
+		}
+	}
+	rows := [][]string{profile}
+	n := 0
+	for _, key := range env.Keys() {
+		row := []string{key}
+		set := false
+		for _, t := range v.Targets {
+			l, ok := limitOf(t.Env, key)
+			if !ok {
+				row = append(row, "–")
+				continue
+			}
+			set = true
+			switch l.Status {
+			case env.Enforced:
+				row = append(row, fmt.Sprintf("%s, enforced (%s)", l.Value, l.How))
+			default:
+				n++
+				row = append(row, fmt.Sprintf("%s, %s %s", l.Value, l.Status, superscript(n)))
+			}
+		}
+		if set {
+			rows = append(rows, row)
+		}
+	}
+	return rows
+}
+
+// envNotes say why limits were not (fully) enforced, numbered as envRows
+// marks them, and that an emulated environment is an approximation.
+func (v *view) envNotes() []string {
+	var out []string
+	n := 0
+	for _, key := range env.Keys() {
+		for _, t := range v.Targets {
+			l, ok := limitOf(t.Env, key)
+			if !ok || l.Status == env.Enforced {
+				continue
+			}
+			n++
+			out = append(out, fmt.Sprintf("%s %s, %s=%s %s: %s", superscript(n), t.Name, l.Key, l.Value, l.Status, l.Why))
+		}
+	}
+	docs := map[string]bool{}
+	for _, t := range v.Targets {
+		if t.Env != nil && t.Env.Doc != "" && !docs[t.Env.Name] {
+			docs[t.Env.Name] = true
+			out = append(out, fmt.Sprintf("%s: %s", t.Env.Name, t.Env.Doc))
+		}
+	}
+	for _, t := range v.Targets {
+		if t.Env != nil {
+			out = append(out, "An emulated environment is an approximation: the kernel holds the server to the limits above, but the CPU model and clock, T3 credit accounting, the EBS latency distribution and noisy neighbours are not reproduced; the measured counters (env_*) say what the server actually used.")
+			break
+		}
+	}
+	return out
+}
+
+// limitOf returns the limit of a key in an environment record.
+func limitOf(r *env.Record, key string) (env.LimitRecord, bool) {
+	if r == nil {
+		return env.LimitRecord{}, false
+	}
+	for _, l := range r.Limits {
+		if l.Key == key {
+			return l, true
+		}
+	}
+	return env.LimitRecord{}, false
+}
+
+// EnvNotes are the environment footnotes of the setup (html template).
+func (v *view) EnvNotes() []string { return v.envNotes() }
