@@ -115,21 +115,22 @@ func (cg *Cgroup) StartStep() (*StepCounters, error) {
 	s.before, s.start = before, time.Now()
 	if cg.dirs[IO] != "" {
 		s.stop, s.sampled = make(chan struct{}), make(chan []IOSample, 1)
-		go s.sampleIO(before)
+		go s.sampleIO(before, s.stop, s.sampled)
 	}
 	return s, nil
 }
 
-// sampleIO samples the cgroup's disk counters until stop.
-func (s *StepCounters) sampleIO(prev Counters) {
+// sampleIO samples the cgroup's disk counters until stop is closed, then
+// sends the samples.
+func (s *StepCounters) sampleIO(prev Counters, stop <-chan struct{}, sampled chan<- []IOSample) {
 	tick := time.NewTicker(sampleInterval)
 	defer tick.Stop()
 	var out []IOSample
 	last := s.start
 	for {
 		select {
-		case <-s.stop:
-			s.sampled <- out
+		case <-stop:
+			sampled <- out
 			return
 		case now := <-tick.C:
 			var c Counters
