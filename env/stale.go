@@ -21,19 +21,24 @@ const staleDepth = 8
 // removed.
 func CleanStale(l *Layout) []string {
 	var removed []string
+	eachPglabCgroup(l, func(dir string) {
+		if staleCgroup(dir) && removeDir(dir, 0) == nil {
+			removed = append(removed, dir)
+		}
+	})
+	return removed
+}
+
+// eachPglabCgroup calls fn for every pglab cgroup in the layout's
+// hierarchies (each mount once).
+func eachPglabCgroup(l *Layout, fn func(dir string)) {
 	seen := map[string]bool{}
 	for _, root := range append(mountsOf(l), l.Unified) {
-		if root == "" || seen[root] {
-			continue
+		if root != "" && !seen[root] {
+			seen[root] = true
+			walkCgroups(root, 0, fn)
 		}
-		seen[root] = true
-		walkCgroups(root, 0, func(dir string) {
-			if staleCgroup(dir) && removeDir(dir, 0) == nil {
-				removed = append(removed, dir)
-			}
-		})
 	}
-	return removed
 }
 
 // walkCgroups calls fn for every pglab cgroup directory under dir.
@@ -87,18 +92,11 @@ func staleCgroup(dir string) bool {
 // that nothing was left behind.
 func Owned(l *Layout, pid int) []string {
 	var out []string
-	seen := map[string]bool{}
-	for _, root := range append(mountsOf(l), l.Unified) {
-		if root == "" || seen[root] {
-			continue
+	eachPglabCgroup(l, func(dir string) {
+		if OwnerPID(filepath.Base(dir)) == pid {
+			out = append(out, dir)
 		}
-		seen[root] = true
-		walkCgroups(root, 0, func(dir string) {
-			if OwnerPID(filepath.Base(dir)) == pid {
-				out = append(out, dir)
-			}
-		})
-	}
+	})
 	return out
 }
 

@@ -190,8 +190,7 @@ func TestEnvNothingLeftBehind(t *testing.T) {
 // is in its cgroup, a study on it keeps it there across restarts, and pg
 // stop removes the cgroup.
 func TestPgStartEnv(t *testing.T) {
-	e := newFaultEnv(t)
-	_ = e
+	newFaultEnv(t)
 	r := run(t, "--quiet", "pg", "start", "--version", pgtest.DefaultVersion(), "--name", "envd", "--env", "half:cpus=0.5,memory=512MiB")
 	if r.code != 0 {
 		t.Fatalf("pg start: %s", r.stderr)
@@ -213,6 +212,9 @@ func TestPgStartEnv(t *testing.T) {
 		t.Errorf("%s: postmaster %d not in cgroup %s (%v)", when, pm, saved.Cgroup.Name, procs)
 	}
 	inCgroup("after pg start")
+	if st := run(t, "pg", "status"); !strings.Contains(st.stdout, "ENV") || !strings.Contains(st.stdout, " half ") {
+		t.Errorf("pg status does not show the environment:\n%s", st.stdout)
+	}
 	store := filepath.Join(t.TempDir(), "r.db")
 	if r := run(t, "--quiet", "study", "seqscan", "--target", "envd", "--quick", "--reps", "1", "--param", "scale=1", "--param", "modes=cold", "--store", store); r.code != 0 {
 		t.Fatalf("study on the instance: %s", r.stderr)

@@ -379,13 +379,13 @@ func newPgStatusCmd(env *Env) *cobra.Command {
 				return nil
 			}
 			tw := tabwriter.NewWriter(env.Stdout, 0, 4, 2, ' ', 0)
-			fmt.Fprintln(tw, "NAME\tVERSION\tSTATE\tPID\tDSN\tDIRECTORY")
+			fmt.Fprintln(tw, "NAME\tVERSION\tSTATE\tPID\tENV\tDSN\tDIRECTORY")
 			for _, inst := range list {
 				state, pid := "stopped", "-"
 				if inst.Running() {
 					state, pid = "running", fmt.Sprint(inst.PID())
 				}
-				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", inst.Name(), inst.Version(), state, pid, inst.RedactedDSN(), inst.Dir())
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", inst.Name(), inst.Version(), state, pid, namedEnvName(inst), inst.RedactedDSN(), inst.Dir())
 			}
 			return tw.Flush()
 		},

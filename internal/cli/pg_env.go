@@ -71,3 +71,12 @@ func closeNamedEnvironment(inst *pgserver.Instance) error {
 	}
 	return env.Forget(inst.Dir())
 }
+
+// namedEnvName is the profile a named instance runs in, or "-".
+func namedEnvName(inst *pgserver.Instance) string {
+	e, ok, err := env.Load(inst.Dir())
+	if err != nil || !ok {
+		return "-"
+	}
+	return e.Profile.Name
+}
