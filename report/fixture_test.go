@@ -285,6 +285,8 @@ func fixtureStore(t testing.TB) string {
 	add("pg16", "fsync-probe", nil, "writes", "count", neutral, true, []float64{1000, 1000, 1000, 1000})
 	add("pg17", "fsync-probe", nil, "writes", "count", neutral, true, []float64{1000, 1000, 1000, 1000})
 	note(run, "note", "pg17", "fsync-probe", nil, 0, "the study ran on a user's server: pglab did not change its settings")
+	// A note of the run's set-up, of no study.
+	note(run, "note", "pg16", "", nil, 0, "io_method=worker left out: PostgreSQL 16.4 has no such setting (pg17 has)")
 
 	if err := run.AddMeasurements(ctx, ms); err != nil {
 		t.Fatal(err)

@@ -331,7 +331,7 @@ func TestLoad(t *testing.T) {
 			notes++
 		}
 	}
-	if paramNote != 1 || outcomes != 6 || notes != 12 {
+	if paramNote != 1 || outcomes != 6 || notes != 13 {
 		t.Errorf("notes: %d about parameters, %d outcomes, %d others", paramNote, outcomes, notes)
 	}
 

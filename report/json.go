@@ -37,17 +37,20 @@ func WriteJSON(w io.Writer, d *Dataset) error {
 }
 
 type jsonDoc struct {
-	Format    string            `json:"format"`
-	Version   int               `json:"version"`
-	Title     string            `json:"title"`
-	Alpha     float64           `json:"alpha"`
-	Runs      []jsonRun         `json:"runs"`
-	Targets   []jsonTarget      `json:"targets"`
-	Settings  []jsonSettingDiff `json:"settings_not_default"`
-	Summary   []jsonHeadline    `json:"summary"`
-	Studies   []jsonStudy       `json:"studies"`
-	Notes     []string          `json:"notes,omitempty"`
-	Generated string            `json:"generated_by"`
+	Format   string            `json:"format"`
+	Version  int               `json:"version"`
+	Title    string            `json:"title"`
+	Alpha    float64           `json:"alpha"`
+	Runs     []jsonRun         `json:"runs"`
+	Targets  []jsonTarget      `json:"targets"`
+	Settings []jsonSettingDiff `json:"settings_not_default"`
+	Summary  []jsonHeadline    `json:"summary"`
+	Studies  []jsonStudy       `json:"studies"`
+	Notes    []string          `json:"notes,omitempty"`
+	// RunNotes are the notes of no study (a setting left out for a
+	// target), keyed by target like the studies' notes.
+	RunNotes  []jsonNote `json:"run_notes,omitempty"`
+	Generated string     `json:"generated_by"`
 }
 
 type jsonRun struct {
@@ -238,6 +241,15 @@ func jtime(t time.Time) *time.Time {
 func (v *view) jsonDoc() jsonDoc {
 	d := v.d
 	doc := jsonDoc{Format: "pglab-report", Version: JSONVersion, Title: v.Title, Alpha: v.Alpha, Generated: "pglab report", Notes: v.Notes}
+	known := map[string]bool{}
+	for _, sv := range v.Studies {
+		known[sv.Name] = true
+	}
+	for _, n := range d.Notes {
+		if !known[n.Study] && !n.Outcome {
+			doc.RunNotes = append(doc.RunNotes, jsonNote{Labels: n.Case, Target: n.Target, Rep: n.Rep, Metric: n.Metric, Text: n.Text})
+		}
+	}
 	doc.Runs = []jsonRun{}
 	for _, r := range d.runs() {
 		jr := jsonRun{ID: r.ID, Kind: string(r.Kind), Status: string(r.Status), Error: r.Error,

@@ -87,6 +87,12 @@ func TestOutputsInReports(t *testing.T) {
 	if counts["vacuum/vacuum-verbose"] != 16 || counts["copy-errors/copy-output"] != 6 {
 		t.Errorf("JSON outputs %v, want 16 VACUUM VERBOSE texts (4 cases × 2 targets × 2 repetitions) and 6 COPY transcripts", counts)
 	}
+	var runNotes struct {
+		RunNotes []struct{ Target, Text string } `json:"run_notes"`
+	}
+	if err := json.Unmarshal(js.Bytes(), &runNotes); err != nil || len(runNotes.RunNotes) == 0 {
+		t.Errorf("JSON: no run_notes (%v)", err)
+	}
 	if metricNotes != 4 {
 		t.Errorf("JSON: %d notes on pg16's dead_tuple_bytes, want 4 (one per case)", metricNotes)
 	}
