@@ -229,9 +229,8 @@ func (cg *Cgroup) enforceKey(e Enforcement, version int) Enforcement {
 	e.Status = Enforced
 	e.How, e.Mechanism = strings.Join(hows, ", "), strings.Join(mechs, ", ")
 	if c == IO && cg.disk.Name != "" {
-		on := fmt.Sprintf(" (%s, the data directory's disk)", cg.disk.Name)
-		e.How += on
-		e.Mechanism += on
+		e.How += fmt.Sprintf(" on %s, the data directory's disk", cg.disk.Name)
+		e.Mechanism += " on " + cg.disk.Name
 	}
 	return e
 }

@@ -120,8 +120,11 @@ type LimitRecord struct {
 	Value  string `json:"value"`
 	Status Status `json:"status"`
 	How    string `json:"how,omitempty"`
-	Why    string `json:"why,omitempty"`
-	Note   string `json:"note,omitempty"`
+	// Mechanism is How without the values written: "cgroup v1
+	// blkio.throttle.read_bps_device on vda".
+	Mechanism string `json:"mechanism,omitempty"`
+	Why       string `json:"why,omitempty"`
+	Note      string `json:"note,omitempty"`
 }
 
 // Record describes the environment for the results store.
@@ -137,7 +140,7 @@ func (e *Environment) Record() Record {
 }
 
 func (e Enforcement) limitRecord() LimitRecord {
-	return LimitRecord{Key: e.Key, Value: e.Value, Status: e.Status, How: e.How, Why: e.Why, Note: e.Note}
+	return LimitRecord{Key: e.Key, Value: e.Value, Status: e.Status, How: e.How, Mechanism: e.Mechanism, Why: e.Why, Note: e.Note}
 }
 
 // RecordOf reads the environment record out of a stored target's extra
@@ -329,7 +332,7 @@ func Load(dir string) (e *Environment, ok bool, err error) {
 		}
 	}
 	for _, l := range st.Record.Limits {
-		cg.enforcement = append(cg.enforcement, Enforcement{Key: l.Key, Value: l.Value, Status: l.Status, How: l.How, Why: l.Why, Note: l.Note})
+		cg.enforcement = append(cg.enforcement, Enforcement{Key: l.Key, Value: l.Value, Status: l.Status, How: l.How, Mechanism: l.Mechanism, Why: l.Why, Note: l.Note})
 	}
 	if !cg.Empty() {
 		e.Cgroup = cg

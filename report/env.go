@@ -2,14 +2,47 @@ package report
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/pglab/pglab/env"
 )
 
+// envReason is one reason limits were not (fully) enforced, with the
+// limits it applies to.
+type envReason struct {
+	why    string
+	limits []string // "write=87MB/s on pg17@t3.micro"
+}
+
+// envReasons numbers the distinct reasons of the targets' limits that
+// were not (fully) enforced, in table order: the footnote number of a
+// reason is its index + 1.
+func (v *view) envReasons() []envReason {
+	var out []envReason
+	index := map[string]int{}
+	for _, key := range env.Keys() {
+		for _, t := range v.Targets {
+			l, ok := limitOf(t.Env, key)
+			if !ok || l.Status == env.Enforced {
+				continue
+			}
+			why := string(l.Status) + ": " + l.Why
+			i, seen := index[why]
+			if !seen {
+				i = len(out)
+				index[why] = i
+				out = append(out, envReason{why: why})
+			}
+			out[i].limits = append(out[i].limits, fmt.Sprintf("%s=%s on %s", l.Key, l.Value, t.Name))
+		}
+	}
+	return out
+}
+
 // envRows are the setup table's rows about the targets' environments: the
 // profile, then one row per limit any target sets, each cell the limit and
-// whether it was enforced (how) or not (a numbered footnote says why, see
-// envNotes). None when no target ran in an environment.
+// whether it was enforced (by what) or not (a numbered footnote says why,
+// see envNotes). None when no target ran in an environment.
 func (v *view) envRows() [][]string {
 	some := false
 	for _, t := range v.Targets {
@@ -32,7 +65,10 @@ func (v *view) envRows() [][]string {
 		}
 	}
 	rows := [][]string{profile}
-	n := 0
+	mark := map[string]int{}
+	for i, r := range v.envReasons() {
+		mark[r.why] = i + 1
+	}
 	for _, key := range env.Keys() {
 		row := []string{key}
 		set := false
@@ -43,13 +79,15 @@ func (v *view) envRows() [][]string {
 				continue
 			}
 			set = true
-			switch l.Status {
-			case env.Enforced:
-				row = append(row, fmt.Sprintf("%s, enforced (%s)", l.Value, l.How))
-			default:
-				n++
-				row = append(row, fmt.Sprintf("%s, %s %s", l.Value, l.Status, superscript(n)))
+			if l.Status == env.Enforced {
+				how := l.Mechanism
+				if how == "" {
+					how = l.How
+				}
+				row = append(row, fmt.Sprintf("%s, enforced (%s)", l.Value, how))
+				continue
 			}
+			row = append(row, fmt.Sprintf("%s, %s %s", l.Value, l.Status, superscript(mark[string(l.Status)+": "+l.Why])))
 		}
 		if set {
 			rows = append(rows, row)
@@ -59,19 +97,12 @@ func (v *view) envRows() [][]string {
 }
 
 // envNotes say why limits were not (fully) enforced, numbered as envRows
-// marks them, and that an emulated environment is an approximation.
+// marks them, where the profiles' figures come from, and that an emulated
+// environment is an approximation.
 func (v *view) envNotes() []string {
 	var out []string
-	n := 0
-	for _, key := range env.Keys() {
-		for _, t := range v.Targets {
-			l, ok := limitOf(t.Env, key)
-			if !ok || l.Status == env.Enforced {
-				continue
-			}
-			n++
-			out = append(out, fmt.Sprintf("%s %s, %s=%s %s: %s", superscript(n), t.Name, l.Key, l.Value, l.Status, l.Why))
-		}
+	for i, r := range v.envReasons() {
+		out = append(out, fmt.Sprintf("%s %s — %s", superscript(i+1), strings.Join(r.limits, ", "), r.why))
 	}
 	docs := map[string]bool{}
 	for _, t := range v.Targets {

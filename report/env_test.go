@@ -19,6 +19,8 @@ func TestSetupShowsEnvironments(t *testing.T) {
 		{Key: "cpus", Value: "2", Status: env.Enforced, How: "cgroup v1 cpu.cfs_quota_us = 200000"},
 		{Key: "read", Value: "87MB/s", Status: env.Enforced, How: "cgroup v1 blkio.throttle.read_bps_device = 254:0 91226112 (vda, the data directory's disk)"},
 		{Key: "write", Value: "87MB/s", Status: env.Partial, How: "cgroup v1 blkio.throttle.write_bps_device = 254:0 91226112", Why: "cgroup v1 cannot throttle buffered writeback"},
+		{Key: "write_iops", Value: "3000", Status: env.Partial, How: "cgroup v1 blkio.throttle.write_iops_device = 254:0 3000", Why: "cgroup v1 cannot throttle buffered writeback"},
+		{Key: "read_iops", Value: "3000", Status: env.NotEnforced, Why: "no blkio controller"},
 	}}
 	extra, _ := json.Marshal(map[string]any{"env": rec})
 	d := &Dataset{
@@ -40,7 +42,10 @@ func TestSetupShowsEnvironments(t *testing.T) {
 		"| environment | local (built-in) | t3.micro (built-in) |",
 		"| cpus | – | 2, enforced (cgroup v1 cpu.cfs_quota_us = 200000) |",
 		"| write | – | 87MB/s, partly enforced ¹ |",
-		"- **Environment:** ¹ pg17@t3.micro, write=87MB/s partly enforced: cgroup v1 cannot throttle buffered writeback",
+		"| write_iops | – | 3000, partly enforced ¹ |",
+		"| read_iops | – | 3000, not enforced ² |",
+		"- **Environment:** ¹ write=87MB/s on pg17@t3.micro, write_iops=3000 on pg17@t3.micro — partly enforced: cgroup v1 cannot throttle buffered writeback",
+		"- **Environment:** ² read_iops=3000 on pg17@t3.micro — not enforced: no blkio controller",
 		"- **Environment:** t3.micro: AWS t3.micro as the seeds measured it",
 		"CPU model and clock, T3 credit accounting, the EBS latency distribution and noisy neighbours are not reproduced",
 	} {
@@ -61,14 +66,14 @@ func TestSetupShowsEnvironments(t *testing.T) {
 	if err := json.Unmarshal(b.Bytes(), &doc); err != nil {
 		t.Fatal(err)
 	}
-	if doc.Targets[1].Env == nil || doc.Targets[1].Env.Name != "t3.micro" || len(doc.Targets[1].Env.Limits) != 3 || doc.Targets[1].Env.Limits[2].Status != env.Partial {
+	if doc.Targets[1].Env == nil || doc.Targets[1].Env.Name != "t3.micro" || len(doc.Targets[1].Env.Limits) != 5 || doc.Targets[1].Env.Limits[2].Status != env.Partial {
 		t.Errorf("JSON env %+v", doc.Targets[1].Env)
 	}
 	b.Reset()
 	if err := WriteHTML(&b, d); err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(b.String(), "<dt>Environment</dt><dd>¹ pg17@t3.micro, write=87MB/s partly enforced") || !strings.Contains(b.String(), "87MB/s, partly enforced ¹") {
+	if !strings.Contains(b.String(), "<dt>Environment</dt><dd>¹ write=87MB/s on pg17@t3.micro") || !strings.Contains(b.String(), "87MB/s, partly enforced ¹") {
 		t.Errorf("HTML lacks the environment rows or notes")
 	}
 	// Without environments, no such rows.
