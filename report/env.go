@@ -112,7 +112,7 @@ func (v *view) envNotes() []string {
 		}
 	}
 	for _, t := range v.Targets {
-		if t.Env != nil {
+		if t.Env != nil && len(t.Env.Limits) > 0 {
 			out = append(out, "An emulated environment is an approximation: the kernel holds the server to the limits above, but the CPU model and clock, T3 credit accounting, the EBS latency distribution and noisy neighbours are not reproduced; the measured counters (env_*) say what the server actually used.")
 			break
 		}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/HdrHistogram/hdrhistogram-go"
 	"github.com/pglab/pglab/compare"
+	"github.com/pglab/pglab/env"
 	"github.com/pglab/pglab/report"
 	"github.com/pglab/pglab/results"
 )
@@ -61,7 +62,41 @@ func targetFacts(t results.Target) [][2]string {
 		{"data checksums", onOff(t.DataChecksums)},
 		{"connection", orDash(conn)},
 	}
-	return append(facts, flattenJSON(t.Extra)...)
+	facts = append(facts, envFacts(t.Extra)...)
+	for _, kv := range flattenJSON(t.Extra) {
+		if kv[0] != "env" && !strings.HasPrefix(kv[0], "env.") {
+			facts = append(facts, kv)
+		}
+	}
+	return facts
+}
+
+// envFacts are the environment a target ran in (pglab --env) as the
+// report's setup table words it: the profile and its SPEC, then each limit
+// with what became of it. A target outside any environment has the fact
+// "environment: none", so that a comparison with one that had one shows
+// the difference.
+func envFacts(extra json.RawMessage) [][2]string {
+	r, ok := env.RecordOf(extra)
+	if !ok {
+		return [][2]string{{"environment", "none"}}
+	}
+	name := r.Name
+	if r.Origin != "" {
+		name += " (" + r.Origin + ")"
+	}
+	facts := [][2]string{{"environment", name}, {"environment SPEC", orDash(r.Spec)}}
+	for _, l := range r.Limits {
+		v := l.Value + ", " + string(l.Status)
+		switch {
+		case l.Status == env.Enforced && l.Mechanism != "":
+			v += " (" + l.Mechanism + ")"
+		case l.Why != "":
+			v += ": " + l.Why
+		}
+		facts = append(facts, [2]string{"environment " + l.Key, v})
+	}
+	return facts
 }
 
 // flattenJSON turns a JSON object into sorted "a.b" → value pairs.

@@ -145,7 +145,7 @@ func managed(name, version string, num int, settings ...results.Setting) results
 		{Name: "max_connections", Value: "100", Source: "configuration file"},
 	}
 	return results.Target{Name: name, Kind: results.TargetManaged, ServerVersion: version, ServerVersionNum: num,
-		Settings: append(base, settings...), Extra: json.RawMessage(`{"env":{"profile":"local","cpus":"unlimited"}}`)}
+		Settings: append(base, settings...), Extra: json.RawMessage(`{"env":{"name":"local","origin":"built-in","spec":"local","limits":[]}}`)}
 }
 
 func (f *fixture) info(r *results.Run, si results.StudyInfo) {

@@ -195,7 +195,7 @@ func TestPageContents(t *testing.T) {
 		{"/?status=running", []string{runLive}, []string{runCopy + "</a>"}},
 		{"/?q=db.example", []string{runFailed}, []string{runCopy + "</a>"}},
 		{"/runs/" + runCopy, []string{"skipping row due to data type incompatibility", "3 rows loaded, 1 skipped", "copy-output", "/runs/" + runCopy + "/report.md"}, nil},
-		{"/runs/" + runCompare, []string{"Transactions per second — tps · 5 clients", "Latency distribution — tps · 20 clients", "p99.99", "WAL usage: 132745 records", "shared_buffers", "256MB", "rep 5", "env.profile"}, nil},
+		{"/runs/" + runCompare, []string{"Transactions per second — tps · 5 clients", "Latency distribution — tps · 20 clients", "p99.99", "WAL usage: 132745 records", "shared_buffers", "256MB", "rep 5", "environment SPEC"}, nil},
 		{"/runs/" + runLive, []string{`http-equiv="refresh"`, "2 of 5 case repetitions measured", "still running"}, nil},
 		{"/runs/" + runFailed, []string{"server closed the connection unexpectedly", "primary_conninfo"}, []string{fixtureSecret}},
 		{"/compare?runs=" + runCompare + "," + runTPS, []string{
