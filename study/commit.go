@@ -12,7 +12,6 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
-	"github.com/pglab/pglab/internal/netdelay"
 	"github.com/pglab/pglab/pgserver"
 )
 
@@ -40,7 +39,6 @@ func (commitStudy) Info() Info {
 			{Name: "tx_modes", Kind: KindList, Default: strings.Join(commitTxModes, ","), Choices: commitTxModes, Doc: "autocommit (a commit per update), transaction (one for all), batch (one per batch_size updates)"},
 			{Name: "batch_size", Kind: KindInt, Default: "100", Min: 1, MinSet: true, Doc: "updates per transaction in batch mode"},
 			{Name: "protocols", Kind: KindList, Default: strings.Join(commitProtocols, ","), Choices: commitProtocols, Doc: "simple query; extended with an unnamed statement prepared on every call; prepared once; pipelined"},
-			{Name: "delay_ms", Kind: KindFloat, Default: "0", Doc: "one-way network delay added between client and server (a delaying proxy on loopback), in ms"},
 		},
 	}
 }
@@ -51,9 +49,6 @@ type commitCase struct {
 }
 
 func (commitStudy) Plan(p Params) (Plan, error) {
-	if p.Float("delay_ms") < 0 {
-		return Plan{}, fmt.Errorf("delay_ms must not be negative")
-	}
 	var cases []Case
 	for _, tx := range p.List("tx_modes") {
 		for _, proto := range p.List("protocols") {
@@ -103,18 +98,6 @@ func (commitStudy) Setup(ctx context.Context, s *Session) error {
 			return fmt.Errorf("%s: %w", strings.Fields(q)[0], err)
 		}
 	}
-	if d := s.Params.Float("delay_ms"); d > 0 {
-		host, port := s.Target.ConnConfig().Host, s.Target.ConnConfig().Port
-		if strings.HasPrefix(host, "/") {
-			return fmt.Errorf("delay_ms needs a TCP connection to the server, not a unix socket (%s)", host)
-		}
-		px, err := netdelay.Start(netdelay.Options{Upstream: net.JoinHostPort(host, strconv.Itoa(int(port))), RTT: time.Duration(2 * d * float64(time.Millisecond))})
-		if err != nil {
-			return err
-		}
-		s.Data = px
-		s.Note("added one-way delay %.3g ms by a delaying proxy on loopback (netem not used)", d)
-	}
 	return nil
 }
 
@@ -159,11 +142,7 @@ func (commitStudy) Run(ctx context.Context, s *Session, c Case, rep int) error {
 	cfg := s.Target.ConnConfig()
 	var counted *rtConn
 	dial := cfg.DialFunc // the target's, with its TCP timeouts (pgnet)
-	px, _ := s.Data.(*netdelay.Proxy)
 	cfg.DialFunc = func(ctx context.Context, network, addr string) (net.Conn, error) {
-		if px != nil {
-			network, addr = "tcp", px.Addr()
-		}
 		conn, err := dial(ctx, network, addr)
 		if err != nil {
 			return nil, err
@@ -345,9 +324,6 @@ func commitPipeline(ctx context.Context, pc *pgconn.PgConn, n, txSize int, expli
 }
 
 func (commitStudy) Teardown(ctx context.Context, s *Session) error {
-	if px, ok := s.Data.(*netdelay.Proxy); ok {
-		px.Close()
-	}
 	conn, err := s.Target.Connect(ctx)
 	if err != nil {
 		return err

@@ -61,6 +61,9 @@ func (s *Session) Measure(ctx context.Context, work *pgx.Conn, fn func(context.C
 // wait_pct:EVENT), bottlenecks become notes, and the series are kept as
 // artefacts "os-series" and "waits".
 func (s *Session) MeasureStep(ctx context.Context, name string, work *pgx.Conn, fn func(context.Context) error) (*Step, error) {
+	if err := s.probeRoundTrip(ctx); err != nil {
+		return nil, err
+	}
 	obs, err := s.observer(ctx)
 	if err != nil {
 		return nil, err
@@ -82,7 +85,7 @@ func (s *Session) MeasureStep(ctx context.Context, name string, work *pgx.Conn, 
 	if s.Target.DataDir != "" {
 		osSampler = observe.StartOS(sctx, s.Target.DataDir, 0)
 	}
-	waits, werr := observe.StartWaitsConfig(sctx, s.Target.ConnConfig(), s.WaitInterval)
+	waits, werr := observe.StartWaitsConfig(sctx, s.Target.observeConfig(), s.WaitInterval)
 	if werr != nil {
 		waits = nil
 	}
@@ -140,7 +143,7 @@ func (s *Session) observer(ctx context.Context) (*pgx.Conn, error) {
 	if c != nil && !c.IsClosed() {
 		return c, nil
 	}
-	c, err := s.Target.Connect(ctx)
+	c, err := s.Target.connectDirect(ctx)
 	if err != nil {
 		return nil, err
 	}

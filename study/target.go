@@ -14,6 +14,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/pglab/pglab/env"
+	"github.com/pglab/pglab/internal/netdelay"
 	"github.com/pglab/pglab/internal/pgnet"
 	"github.com/pglab/pglab/pgserver"
 	"github.com/pglab/pglab/results"
@@ -44,6 +45,8 @@ type Target struct {
 	session   map[string]string  // settings applied to each connection (user's servers)
 	unapplied []string           // settings wanted but left as the server has them
 	env       *env.Environment   // the environment of a managed server, or nil
+	delay     *netdelay.Proxy    // the round trip added between clients and the server, or nil
+	direct    *pgx.ConnConfig    // the server's own address while delay is set
 	leftOut   []pgserver.Setting // settings wanted that this server's version does not have
 
 	// Facts read from the server when it is opened.
@@ -221,7 +224,10 @@ func (t *Target) Restart(ctx context.Context) error {
 	if t.inst == nil {
 		return fmt.Errorf("target %s: restart: %w", t.Name, ErrNotManaged)
 	}
-	return t.inst.Restart(ctx)
+	if err := t.inst.Restart(ctx); err != nil {
+		return err
+	}
+	return t.followPort()
 }
 
 // applySettings gives a managed server the base settings plus want (a
@@ -247,6 +253,9 @@ func (t *Target) applySettings(ctx context.Context, want []pgserver.Setting) (re
 	if err := t.inst.RestartWith(ctx, next); err != nil {
 		return noop, fmt.Errorf("target %s: apply study settings: %w", t.Name, err)
 	}
+	if err := t.followPort(); err != nil {
+		return noop, err
+	}
 	return func(ctx context.Context) error {
 		if sameSettings(t.inst.Settings(), before) {
 			return nil
@@ -254,7 +263,7 @@ func (t *Target) applySettings(ctx context.Context, want []pgserver.Setting) (re
 		if err := t.inst.RestartWith(ctx, before); err != nil {
 			return fmt.Errorf("target %s: restore settings: %w", t.Name, err)
 		}
-		return nil
+		return t.followPort()
 	}, nil
 }
 
@@ -352,7 +361,7 @@ func (t *Target) Record(ctx context.Context) results.Target {
 		DataChecksums:    t.Checksums,
 		Extra:            t.envExtra(),
 	}
-	if conn, err := pgx.ConnectConfig(ctx, t.config); err == nil {
+	if conn, err := pgx.ConnectConfig(ctx, t.directConfig()); err == nil {
 		defer conn.Close(context.Background())
 		rows, err := conn.Query(ctx, `SELECT name, setting, coalesce(unit, ''), source FROM pg_settings
 			WHERE source NOT IN ('default', 'override', 'client', 'session') ORDER BY name`)
