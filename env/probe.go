@@ -7,14 +7,9 @@ import (
 
 // NotSupported holds the SPEC keys that are parsed and validated but that
 // nothing enforces yet, with what to say about them. The lab refuses a
-// profile that sets one ([Profile.CheckSupported]); "Environments, part 2"
-// removes the keys as it enforces them.
-var NotSupported = map[string]string{
-	KeyRTT:               "not supported yet",
-	KeyReplica:           "not supported yet",
-	KeyReplicaRTT:        "not supported yet",
-	KeySynchronousCommit: "not supported yet",
-}
+// profile that sets one ([Profile.CheckSupported]). Every key is enforced
+// today: the network keys by the lab (a delay proxy, a managed standby).
+var NotSupported = map[string]string{}
 
 // CheckSupported returns an error naming the first key of the profile that
 // nothing enforces yet: "rtt: not supported yet".

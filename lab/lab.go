@@ -73,6 +73,8 @@ type Lab struct {
 	// after them; cgLayout is the machine's cgroup layout.
 	envs     []*env.Environment
 	cgLayout *env.Layout
+	// standbys are the managed standbys of environments with a replica.
+	standbys []*pgserver.Standby
 }
 
 // WorkersError is the failure of the workers to join (pglab exits with
@@ -332,6 +334,9 @@ func (l *Lab) startManaged(ctx context.Context, s Target, step int, setup func(i
 	if err == nil && e != nil {
 		t.SetEnvironment(e)
 	}
+	if err == nil {
+		err = l.startNetwork(ctx, s, inst, t)
+	}
 	return t, err
 }
 
@@ -343,6 +348,7 @@ func (l *Lab) startManaged(ctx context.Context, s Target, step int, setup func(i
 // own check then reports).
 func (l *Lab) serverSettings(ctx context.Context, s Target, b *pgserver.Binaries) ([]pgserver.Setting, error) {
 	all := pgserver.MergeSettings(pgserver.MergeSettings(l.spec.Settings, s.Optional...), s.Settings...)
+	all = pgserver.MergeSettings(all, serverNetworkSettings(s.Env)...)
 	params, err := b.Parameters(ctx)
 	if err != nil {
 		return nil, err
@@ -433,14 +439,19 @@ func (l *Lab) Close(runErr error) error {
 		err = l.Run.Finish(context.Background(), status, runErr)
 		l.Run = nil
 	}
+	if cerr := l.closeTargets(); cerr != nil && err == nil {
+		err = cerr
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
+	// A primary stops before its standby (Destroy): no commit waits for a
+	// standby that is gone.
 	for _, inst := range l.owned {
 		if derr := inst.Destroy(ctx); derr != nil && err == nil {
 			err = derr
 		}
 	}
-	l.owned = nil
+	l.owned, l.standbys = nil, nil
 	for _, e := range l.envs {
 		if cerr := e.Close(); cerr != nil && err == nil {
 			err = cerr
@@ -482,11 +493,16 @@ func (l *Lab) Runner() *study.Runner {
 // RunStudies runs the comparison's studies in order on the open lab and
 // returns how many measurements were made; it stops at the first error.
 func (l *Lab) RunStudies(ctx context.Context) (measured int, err error) {
+	ctx, stop := l.watchStandbys(ctx)
+	defer stop()
 	r := l.Runner()
 	for _, s := range l.spec.Studies {
 		o, err := r.Run(ctx, s.Study, s.Params)
 		if o != nil {
 			measured += len(o.Measurements)
+		}
+		if f := standbyFailure(ctx); f != nil {
+			return measured, f
 		}
 		if err != nil {
 			return measured, err

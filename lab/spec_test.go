@@ -63,7 +63,6 @@ func TestTargetsAreVersionsConfigsEnvironments(t *testing.T) {
 }
 
 func TestTargetsBadInput(t *testing.T) {
-	far, _ := env.ParseSpec("far:rtt=1ms")
 	cases := []struct {
 		spec Spec
 		want string
@@ -71,7 +70,6 @@ func TestTargetsBadInput(t *testing.T) {
 		{Spec{}, "name the servers"},
 		{Spec{Versions: versions(t, "17", "17")}, `target name "pg17" is given twice`},
 		{Spec{Versions: versions(t, "17"), Envs: []env.Profile{env.T3Micro, env.T3Micro}}, "--env t3.micro is given twice"},
-		{Spec{Versions: versions(t, "17"), Envs: []env.Profile{far}}, "--env far: rtt: not supported yet"},
 		{Spec{Servers: []Server{{Name: "prod", DSN: "x"}}, Envs: []env.Profile{env.T3Micro}}, "--env applies to servers pglab starts"},
 		{Spec{Configs: []Config{{Name: "a/b"}}}, `--config a/b: invalid instance name`},
 	}

@@ -46,6 +46,7 @@ func writeEnvChecks(w io.Writer) {
 			checks = append(checks, check{name: k, detail: why})
 		}
 	}
+	checks = append(checks, networkChecks()...)
 	printChecks(w, checks)
 	cat, err := env.LoadCatalog()
 	if err != nil {

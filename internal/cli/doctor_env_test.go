@@ -25,7 +25,7 @@ func TestDoctorEnvironmentLimits(t *testing.T) {
 			t.Errorf("doctor says nothing about %s:\n%s", k, section)
 		}
 	}
-	for _, want := range []string{"cgroups: ", "t3.micro", "rtt                          not supported yet"} {
+	for _, want := range []string{"cgroups: ", "t3.micro", "] rtt ", "a delay proxy between clients and server"} {
 		if !strings.Contains(section, want) {
 			t.Errorf("doctor's environment section lacks %q:\n%s", want, section)
 		}
