@@ -21,7 +21,14 @@ type Environment struct {
 	Cgroup *Cgroup
 	// why is the reason there is no cgroup.
 	why string
+	// network is what became of the network keys (the lab's proxy and
+	// standby).
+	network []Enforcement
 }
+
+// SetNetwork records how the profile's network keys are enforced (by the
+// lab: a delay proxy, a managed standby), for Enforcement and Record.
+func (e *Environment) SetNetwork(x []Enforcement) { e.network = x }
 
 // NewEnvironment makes the environment of one server: its cgroup with the
 // profile's limits (see [New]). A machine without cgroup access gives an
@@ -42,8 +49,14 @@ func NewEnvironment(p Profile, o Options) (*Environment, error) {
 // or nil when there is nothing to place it in.
 func (e *Environment) Placer() *Cgroup { return e.Cgroup }
 
-// Enforcement returns what became of each machine limit of the profile.
+// Enforcement returns what became of each limit of the profile: the
+// machine's (the cgroup), then the network's (see SetNetwork).
 func (e *Environment) Enforcement() []Enforcement {
+	return append(e.machineEnforcement(), e.network...)
+}
+
+// machineEnforcement returns what became of each machine limit.
+func (e *Environment) machineEnforcement() []Enforcement {
 	if e.Cgroup == nil {
 		var out []Enforcement
 		for _, s := range e.Profile.Settings() {
@@ -60,7 +73,7 @@ func (e *Environment) Enforcement() []Enforcement {
 // holds (no cgroup access): a comparison under it would measure the
 // machine as it is.
 func (e *Environment) NoneEnforced() bool {
-	enf := e.Enforcement()
+	enf := e.machineEnforcement()
 	for _, x := range enf {
 		if x.Status != NotEnforced {
 			return false

@@ -51,6 +51,11 @@ type Network struct {
 	// SynchronousCommit is the primary's synchronous_commit ("" leaves
 	// PostgreSQL's default).
 	SynchronousCommit string
+	// Fsync is the server's fsync, "off" for a server whose own disk
+	// flushes are not part of a commit (with a synchronous standby, its
+	// WAL is durable on the standby only, as with remote storage); ""
+	// leaves PostgreSQL's default (on).
+	Fsync string
 }
 
 // Replica says whether a managed standby runs beside the server.
@@ -111,6 +116,7 @@ func (p Profile) Settings() []Setting {
 	add(KeyReplica, n.Replica != ReplicaNone, n.Replica.String)
 	add(KeyReplicaRTT, n.ReplicaRTT > 0, func() string { return FormatDuration(n.ReplicaRTT) })
 	add(KeySynchronousCommit, n.SynchronousCommit != "", func() string { return n.SynchronousCommit })
+	add(KeyFsync, n.Fsync != "", func() string { return n.Fsync })
 	return out
 }
 
@@ -204,3 +210,8 @@ func FormatDuration(d time.Duration) string {
 func (p Profile) Describe() string {
 	return fmt.Sprintf("%s (%s)", p.Name, p.LimitsText())
 }
+
+// IsMachineKey reports whether a SPEC key is a machine limit (enforced by
+// the server's cgroup) rather than a network one (a delay proxy, a
+// standby: set up by the lab for one run).
+func IsMachineKey(k string) bool { return isMachineKey(k) }

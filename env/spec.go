@@ -21,6 +21,7 @@ const (
 	KeyReplica           = "replica"
 	KeyReplicaRTT        = "replica_rtt"
 	KeySynchronousCommit = "synchronous_commit"
+	KeyFsync             = "fsync"
 )
 
 // keyDef is one key: how its value is read into a profile, and what it
@@ -43,6 +44,7 @@ var keyDefs = []keyDef{
 	{KeyReplica, "none, sync or async", setReplica},
 	{KeyReplicaRTT, "a round trip, e.g. 1ms", setDuration(func(p *Profile) *time.Duration { return &p.ReplicaRTT })},
 	{KeySynchronousCommit, "on, remote_write, remote_apply, local or off", setSyncCommit},
+	{KeyFsync, "on or off", setFsync},
 }
 
 // Keys returns the keys a SPEC may set, in the order profiles list them.
@@ -390,6 +392,15 @@ func setReplica(p *Profile, v string) error {
 		return fmt.Errorf("unknown mode")
 	}
 	return nil
+}
+
+func setFsync(p *Profile, v string) error {
+	switch v = strings.ToLower(v); v {
+	case "on", "off":
+		p.Fsync = v
+		return nil
+	}
+	return fmt.Errorf("want on or off")
 }
 
 func setSyncCommit(p *Profile, v string) error {

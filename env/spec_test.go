@@ -55,7 +55,7 @@ func TestParseSpecErrors(t *testing.T) {
 		{"bad name:cpus=1", `invalid profile name "bad name"`},
 		{"x:", `no key=value after "x:"`},
 		{"x:cpu=2", `unknown key "cpu"; did you mean cpus?`},
-		{"x:disk=1", `unknown key "disk" (keys: cpus, memory, read, write, read_iops, write_iops, rtt, replica, replica_rtt, synchronous_commit)`},
+		{"x:disk=1", `unknown key "disk" (keys: cpus, memory, read, write, read_iops, write_iops, rtt, replica, replica_rtt, synchronous_commit, fsync)`},
 		{"x:cpus", `"cpus" is not key=value`},
 		{"x:cpus=", "cpus: no value; cpus takes a number of CPUs"},
 		{"x:cpus=1,,memory=1GiB", "an empty key=value"},

@@ -493,22 +493,29 @@ func (l *Lab) Runner() *study.Runner {
 // RunStudies runs the comparison's studies in order on the open lab and
 // returns how many measurements were made; it stops at the first error.
 func (l *Lab) RunStudies(ctx context.Context) (measured int, err error) {
-	ctx, stop := l.watchStandbys(ctx)
-	defer stop()
 	r := l.Runner()
 	for _, s := range l.spec.Studies {
-		o, err := r.Run(ctx, s.Study, s.Params)
+		o, err := l.RunStudy(ctx, r, s.Study, s.Params)
 		if o != nil {
 			measured += len(o.Measurements)
-		}
-		if f := standbyFailure(ctx); f != nil {
-			return measured, f
 		}
 		if err != nil {
 			return measured, err
 		}
 	}
 	return measured, nil
+}
+
+// RunStudy runs one study with r; a managed standby that fails meanwhile
+// ends it, with an error naming the standby.
+func (l *Lab) RunStudy(ctx context.Context, r *study.Runner, st study.Study, p study.Params) (*study.Outcome, error) {
+	ctx, stop := l.watchStandbys(ctx)
+	defer stop()
+	o, err := r.Run(ctx, st, p)
+	if f := standbyFailure(ctx); f != nil {
+		return o, f
+	}
+	return o, err
 }
 
 func containsSetting(list []pgserver.Setting, s pgserver.Setting) bool {

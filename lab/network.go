@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/pglab/pglab/env"
+	"github.com/pglab/pglab/internal/netdelay"
 	"github.com/pglab/pglab/pgserver"
 	"github.com/pglab/pglab/study"
 )
@@ -19,6 +20,7 @@ func (l *Lab) startNetwork(ctx context.Context, s Target, inst *pgserver.Instanc
 		return nil
 	}
 	n := s.Env.Network
+	var enf []env.Enforcement
 	if n.Replica != env.ReplicaNone {
 		sb, err := inst.StartStandby(ctx, pgserver.StandbyOptions{
 			Sync:              n.Replica == env.ReplicaSync,
@@ -40,14 +42,56 @@ func (l *Lab) startNetwork(ctx context.Context, s Target, inst *pgserver.Instanc
 		}
 		l.note(s.Name, "%s standby %s, replicating through %s (synchronous_commit=%s); it runs outside the server's limits and writes to this machine's disk",
 			mode, sb.Name(), roundTripText(n.ReplicaRTT), commit)
+		enf = append(enf, enforced(env.KeyReplica, n.Replica.String(), "managed standby "+sb.Name()+", streaming replication", "managed standby"))
+		if n.ReplicaRTT > 0 {
+			enf = append(enf, enforced(env.KeyReplicaRTT, env.FormatDuration(n.ReplicaRTT), "delay proxy on the replication connection"+proxySched(sb.Proxy()), "delay proxy"))
+		}
+	}
+	if n.SynchronousCommit != "" {
+		how := "synchronous_commit = " + n.SynchronousCommit + " on the server"
+		if n.Replica == env.ReplicaSync {
+			how += ", its standby in synchronous_standby_names"
+		}
+		enf = append(enf, enforced(env.KeySynchronousCommit, n.SynchronousCommit, how, "server setting"))
+	}
+	if n.Fsync != "" {
+		how := "fsync = " + n.Fsync + " on the server"
+		if n.Fsync == "off" {
+			how += ": its own WAL and data flushes are skipped"
+			if n.Replica == env.ReplicaSync {
+				how += ", a commit is durable on the standby only"
+			}
+		}
+		enf = append(enf, enforced(env.KeyFsync, n.Fsync, how, "server setting"))
 	}
 	if n.RTT > 0 {
 		if err := t.AddRoundTrip(n.RTT); err != nil {
 			return err
 		}
 		l.note(s.Name, "its clients reach it through a delay proxy adding a %v round trip; each measured step first measures the round trip achieved (env_rtt_us)", n.RTT)
+		enf = append(enf, enforced(env.KeyRTT, env.FormatDuration(n.RTT), "delay proxy between the clients and the server"+proxySched(t.RoundTrip()), "delay proxy"))
+	}
+	if e := t.Environment(); e != nil {
+		e.SetNetwork(enf)
 	}
 	return nil
+}
+
+func enforced(key, value, how, mechanism string) env.Enforcement {
+	return env.Enforcement{Key: key, Value: value, Status: env.Enforced, How: how, Mechanism: mechanism}
+}
+
+// proxySched says how the proxy's thread is scheduled, when it is not
+// real-time (a busy machine then stretches its round trips).
+func proxySched(px *netdelay.Proxy) string {
+	if px == nil {
+		return ""
+	}
+	st, err := px.Stats()
+	if err != nil || st.Sched == "SCHED_FIFO" {
+		return ""
+	}
+	return "; its thread runs at " + st.Sched + " priority, not real-time"
 }
 
 func roundTripText(d time.Duration) string {
@@ -57,14 +101,21 @@ func roundTripText(d time.Duration) string {
 	return fmt.Sprintf("a %v round trip", d)
 }
 
-// serverNetworkSettings are the settings a server's environment implies
-// without a standby: synchronous_commit (with one, the standby sets it
-// after it streams).
+// serverNetworkSettings are the settings a server's environment implies:
+// fsync, and synchronous_commit without a standby (with one, the standby
+// sets it once it streams).
 func serverNetworkSettings(p *env.Profile) []pgserver.Setting {
-	if p == nil || p.Replica != env.ReplicaNone || p.SynchronousCommit == "" {
+	if p == nil {
 		return nil
 	}
-	return []pgserver.Setting{{Name: "synchronous_commit", Value: p.SynchronousCommit}}
+	var out []pgserver.Setting
+	if p.Fsync != "" {
+		out = append(out, pgserver.Setting{Name: "fsync", Value: p.Fsync})
+	}
+	if p.Replica == env.ReplicaNone && p.SynchronousCommit != "" {
+		out = append(out, pgserver.Setting{Name: "synchronous_commit", Value: p.SynchronousCommit})
+	}
+	return out
 }
 
 // StandbyError is a run ended by the death of a managed standby (its

@@ -24,13 +24,14 @@ const DefaultWaitInterval = 200 * time.Millisecond
 const CPUEvent = "CPU"
 
 // waitQuery reads the sessions doing work: client backends and parallel
-// workers that are active, and background processes (no state) outside
-// their idle main loop (wait_event_type "Activity"). The sampler's own
-// session is left out.
+// workers that are active, and background processes (no state), all
+// outside an idle main loop (wait_event_type "Activity": a WAL sender
+// streaming to a standby is "active" there). The sampler's own session is
+// left out.
 const waitQuery = `SELECT coalesce(wait_event_type || ':' || wait_event, wait_event_type, 'CPU'), count(*)::int
 	FROM pg_catalog.pg_stat_activity
 	WHERE pid <> pg_catalog.pg_backend_pid()
-	  AND (state = 'active' OR (state IS NULL AND wait_event_type IS DISTINCT FROM 'Activity'))
+	  AND (state = 'active' OR state IS NULL) AND wait_event_type IS DISTINCT FROM 'Activity'
 	GROUP BY 1`
 
 // WaitSampler counts what the server's sessions wait on, sampling

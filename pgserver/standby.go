@@ -53,6 +53,10 @@ type Standby struct {
 	opts    StandbyOptions
 	proxy   *netdelay.Proxy
 	slot    string
+	// primaryPort is the primary's port the standby connects to (through
+	// the proxy or directly); passfile holds the password for it.
+	primaryPort int
+	passfile    string
 
 	mu          sync.Mutex
 	err         error
@@ -89,8 +93,8 @@ func (i *Instance) StartStandby(ctx context.Context, opts StandbyOptions) (_ *St
 	if opts.Name == "" {
 		opts.Name = i.name + "-standby"
 	}
-	if err := ValidateName(opts.Name); err != nil {
-		return nil, err
+	if len(opts.Name) > 63 || strings.ContainsAny(opts.Name, "\"'\\ \n\r\t\x00/") {
+		return nil, fmt.Errorf("invalid standby name %q: at most 63 characters, no quotes, slashes, spaces or backslashes (it is the standby's application_name)", opts.Name)
 	}
 	if opts.SynchronousCommit != "" && !contains(SynchronousCommitModes, opts.SynchronousCommit) {
 		return nil, fmt.Errorf("synchronous_commit %q: want one of %s", opts.SynchronousCommit, strings.Join(SynchronousCommitModes, ", "))
@@ -316,10 +320,9 @@ func (s *Standby) startAndWait(ctx context.Context) error {
 	if err := writeOwned(filepath.Join(st.dataDir(), "standby.signal"), "", i.user); err != nil {
 		return err
 	}
-	conninfo := fmt.Sprintf("host=%s port=%d user=%s passfile=%s application_name=%s sslmode=disable connect_timeout=10",
-		host, port, superuser, pass, s.opts.Name)
+	s.primaryPort, s.passfile = i.port, pass
 	st.settings = MergeSettings(i.settings,
-		Setting{"primary_conninfo", conninfo},
+		Setting{"primary_conninfo", s.conninfo(host, port)},
 		Setting{"primary_slot_name", s.slot},
 		// No queries run on the standby: without hot standby its
 		// max_connections and the like need not follow the primary's.
@@ -340,6 +343,26 @@ func (s *Standby) startAndWait(ctx context.Context) error {
 		return err
 	}
 	return s.applyPrimarySettings(ctx)
+}
+
+// conninfo is the standby's primary_conninfo.
+func (s *Standby) conninfo(host string, port int) string {
+	return fmt.Sprintf("host=%s port=%d user=%s passfile=%s application_name=%s sslmode=disable connect_timeout=10",
+		host, port, superuser, s.passfile, s.opts.Name)
+}
+
+// reconnect points a direct standby at the primary's new port (a reload:
+// primary_conninfo takes effect without a restart).
+func (s *Standby) reconnect() error {
+	st := s.inst
+	st.settings = MergeSettings(st.settings, Setting{"primary_conninfo", s.conninfo("127.0.0.1", s.primaryPort)})
+	if err := st.writeConf(); err != nil {
+		return fmt.Errorf("standby %s: %w", s.opts.Name, err)
+	}
+	if err := unix.Kill(st.PID(), unix.SIGHUP); err != nil {
+		return fmt.Errorf("standby %s: reload: %w", s.opts.Name, err)
+	}
+	return nil
 }
 
 // pgpassEscape escapes ':' and '\' for a password file.
@@ -521,14 +544,17 @@ func (s *Standby) primaryStarted(ctx context.Context) error {
 	if stopped {
 		return nil
 	}
-	if s.proxy != nil && s.proxy.Upstream() != net.JoinHostPort("127.0.0.1", strconv.Itoa(s.primary.port)) {
-		if err := s.proxy.SetUpstream(net.JoinHostPort("127.0.0.1", strconv.Itoa(s.primary.port))); err != nil {
-			return fmt.Errorf("standby %s: %w", s.opts.Name, err)
+	if s.primary.port != s.primaryPort {
+		// start keeps the port when it is free; when it was not, the
+		// standby follows: the proxy's upstream, or its conninfo.
+		s.primaryPort = s.primary.port
+		if s.proxy != nil {
+			if err := s.proxy.SetUpstream(net.JoinHostPort("127.0.0.1", strconv.Itoa(s.primaryPort))); err != nil {
+				return fmt.Errorf("standby %s: %w", s.opts.Name, err)
+			}
+		} else if err := s.reconnect(); err != nil {
+			return err
 		}
-	} else if s.proxy == nil && s.primary.port != s.inst.port {
-		// A direct conninfo names the old port; not expected (start
-		// keeps the port when it is free), but say so plainly.
-		return fmt.Errorf("standby %s: primary %s came back on another port", s.opts.Name, s.primary.name)
 	}
 	err := s.waitStreaming(ctx, time.Minute)
 	s.mu.Lock()

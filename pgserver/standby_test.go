@@ -210,6 +210,15 @@ func TestStandbyAsyncAndDestroy(t *testing.T) {
 		t.Fatal("a second standby was accepted")
 	}
 	conn.Close(ctx)
+	// A restart with other settings: the direct standby streams again.
+	if err := primary.RestartWith(ctx, []pgserver.Setting{{Name: "work_mem", Value: "8MB"}}); err != nil {
+		t.Fatal(err)
+	}
+	conn = pgtest.Connect(t, primary.DSN())
+	if state, _ := replicationRow(t, conn, "far-copy"); state != "streaming" {
+		t.Fatalf("after a restart: async standby %s", state)
+	}
+	conn.Close(ctx)
 	dir := sb.Instance().Dir()
 	// Destroying the primary takes its standby with it.
 	if err := primary.Destroy(ctx); err != nil {
@@ -226,6 +235,7 @@ func TestStandbyBadOptions(t *testing.T) {
 		{SynchronousCommit: "sometimes"},
 		{RTT: -time.Millisecond},
 		{Name: "bad name"},
+		{Name: `a"b`},
 		{}, // wal_level minimal
 	} {
 		if sb, err := primary.StartStandby(ctx, o); err == nil {

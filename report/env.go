@@ -2,7 +2,10 @@ package report
 
 import (
 	"fmt"
+	"sort"
 	"strings"
+
+	"github.com/pglab/pglab/compare"
 
 	"github.com/pglab/pglab/env"
 )
@@ -84,7 +87,7 @@ func (v *view) envRows() [][]string {
 				if how == "" {
 					how = l.How
 				}
-				row = append(row, fmt.Sprintf("%s, enforced (%s)", l.Value, how))
+				row = append(row, fmt.Sprintf("%s, enforced (%s)%s", l.Value, how, v.measuredRTT(t.Name, key)))
 				continue
 			}
 			row = append(row, fmt.Sprintf("%s, %s %s", l.Value, l.Status, superscript(mark[string(l.Status)+": "+l.Why])))
@@ -135,3 +138,23 @@ func limitOf(r *env.Record, key string) (env.LimitRecord, bool) {
 
 // EnvNotes are the environment footnotes of the setup (html template).
 func (v *view) EnvNotes() []string { return v.envNotes() }
+
+// measuredRTT is ", measured X" for the rtt row: the median of the
+// round trips the probe measured before each step (env_rtt_us), which
+// the report shows rather than the setting.
+func (v *view) measuredRTT(target, key string) string {
+	if key != env.KeyRTT {
+		return ""
+	}
+	var us []float64
+	for _, m := range v.d.Measurements {
+		if m.Target == target && m.Metric == "env_rtt_us" {
+			us = append(us, m.Value)
+		}
+	}
+	if len(us) == 0 {
+		return ""
+	}
+	sort.Float64s(us)
+	return fmt.Sprintf(", measured %s (median of %d probes)", compare.FormatValue(us[len(us)/2], compare.Microseconds), len(us))
+}

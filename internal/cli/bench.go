@@ -74,6 +74,7 @@ func takeGlobalFlags(env *Env, args []string) []string {
 type benchFlags struct {
 	json, force bool
 	target      string
+	env         string // --env SPEC: the network to the server (rtt)
 }
 
 // extra returns the additions as options of the command-line parser.
@@ -82,6 +83,7 @@ func (f *benchFlags) extra() []bench.ExtraOption {
 		{Long: "json", Set: func(string) error { f.json = true; return nil }},
 		{Long: "target", Arg: true, Set: func(v string) error { f.target = v; return nil }},
 		{Long: "force", Set: func(string) error { f.force = true; return nil }},
+		{Long: "env", Arg: true, Set: func(v string) error { f.env = v; return nil }},
 	}
 }
 
@@ -130,7 +132,13 @@ func runBench(env *Env, args []string) int {
 		return 0
 	case bench.ActionDone:
 		return 0
-	case bench.ActionInit:
+	}
+	stop, err := b.benchEnv(&cl.Config)
+	if err != nil {
+		return b.errorf("%s", err)
+	}
+	defer stop()
+	if cl.Action == bench.ActionInit {
 		return b.initTables(cl)
 	}
 	if err := b.coord.check(); err != nil {
@@ -329,6 +337,9 @@ pglab additions:
   --target=NAME|DSN        run against a managed instance from 'pglab pg start', or a DSN
   --force                  with -i: drop tables named pgbench_* even when their columns
                            are not pgbench's (without it, -i refuses to drop them)
+  --env=NAME:rtt=D         put a delay proxy adding the round trip D (e.g. 0.5ms) between
+                           the clients and the server, as from another host; the round
+                           trip achieved is measured first and printed
 
 Load from several machines (see 'pglab worker --help'):
   --listen=HOST:PORT       coordinate the run: wait for the workers, share the clients,

@@ -20,6 +20,7 @@ func networkChecks() []check {
 		{name: env.KeyReplica, ok: true, detail: "a managed standby: a copy of the stopped primary's data directory, streaming"},
 		{name: env.KeyReplicaRTT, ok: true, detail: "a delay proxy on the standby's replication connection"},
 		{name: env.KeySynchronousCommit, ok: true, detail: "the primary's synchronous_commit (with a sync standby: synchronous_standby_names)"},
+		{name: env.KeyFsync, ok: true, detail: "the server's fsync (off: commits skip its own disk flushes)"},
 	}
 }
 

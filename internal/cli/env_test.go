@@ -29,13 +29,15 @@ func TestEnvBadInput(t *testing.T) {
 		{[]string{"study", "seqscan", "--versions", v, "--env", "x:memory=-1GiB"}, `--env "x:memory=-1GiB": memory=-1GiB: must be more than 0`},
 		{[]string{"study", "seqscan", "--versions", v, "--env", "x:read=87"}, `read=87: no unit: write e.g. 87MB/s`},
 		{[]string{"study", "seqscan", "--versions", v, "--env", "t3.mikro"}, `no profile "t3.mikro"; did you mean t3.micro?`},
-		{[]string{"study", "seqscan", "--versions", v, "--env", "far:rtt=1ms"}, "--env far: rtt: not supported yet"},
+		{[]string{"study", "seqscan", "--versions", v, "--env", "far:rtt=-1ms"}, `rtt=-1ms`},
+		{[]string{"study", "commit", "--versions", v, "--env", "far:replica_rtt=1ms"}, "replica_rtt=1ms needs a standby"},
+		{[]string{"study", "commit", "--versions", v, "--env", "far:fsync=maybe"}, "fsync=maybe"},
 		{[]string{"compare", "--versions", v, "--env", "t3.micro", "--env", "t3.micro"}, "--env t3.micro is given twice"},
 		{[]string{"compare", "--target", "a=postgres://u@h/db", "--env", "t3.micro"}, "--env applies to servers pglab starts"},
 		{[]string{"compare", "--versions", v, "--env", "prod", "--env-file", badFile}, badFile + ":2:9: prod: cpus=lots: not a number"},
 		{[]string{"compare", "--versions", v, "--env-file", badFile}, "--env-file without --env"},
 		{[]string{"pg", "start", "--version", v, "--env", "a:cpus=1", "--env", "b:cpus=2"}, "one --env per server"},
-		{[]string{"pg", "start", "--version", v, "--env", "x:replica=sync"}, "--env x: replica: not supported yet"},
+		{[]string{"pg", "start", "--version", v, "--env", "x:replica=sync"}, "--env x: replica=sync: a delay proxy and a standby live as long as a run"},
 	}
 	for _, c := range cases {
 		t.Run(strings.Join(c.args, " "), func(t *testing.T) {

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/pglab/pglab/env"
 	"github.com/pglab/pglab/pgserver"
@@ -18,6 +19,15 @@ func pgStartProfile(specs, files []string) (*env.Profile, error) {
 	}
 	if err := ps[0].CheckSupported(); err != nil {
 		return nil, badInput("--env %s: %v", ps[0].Name, err)
+	}
+	if !ps[0].Network.IsZero() {
+		var keys []string
+		for _, s := range ps[0].Settings() {
+			if !env.IsMachineKey(s.Key) {
+				keys = append(keys, s.String())
+			}
+		}
+		return nil, badInput("--env %s: %s: a delay proxy and a standby live as long as a run of study or compare, not beside a server that outlives pglab; pg start takes the machine keys (cpus, memory, read, write, read_iops, write_iops)", ps[0].Name, strings.Join(keys, ", "))
 	}
 	return &ps[0], nil
 }

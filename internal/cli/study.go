@@ -90,7 +90,7 @@ Studies:
 			if err := env.openLab(l); err != nil {
 				return err
 			}
-			out, runErr := l.Runner().Run(env.Ctx, st, pv)
+			out, runErr := l.RunStudy(env.Ctx, l.Runner(), st, pv)
 			runID := l.Run.ID()
 			targets := make([]results.Target, len(l.Targets))
 			for i, t := range l.Targets {
