@@ -101,35 +101,49 @@ func findBinaries(version string) (*pgserver.Binaries, error) {
 // their own database (see CreateDB).
 func Shared(t testing.TB, version string) *pgserver.Instance {
 	t.Helper()
+	return SharedWith(t, version)
+}
+
+// SharedWith is Shared for a server started with settings on top of the
+// shared servers' own: one per version and list of settings, shared by the
+// tests of the binary that ask for the same (e.g. autovacuum=off for tests
+// that compare page counts and visibility maps, which an autovacuum worker
+// arriving at its own time would change).
+func SharedWith(t testing.TB, version string, settings ...pgserver.Setting) *pgserver.Instance {
+	t.Helper()
 	if version == "" {
 		version = DefaultVersion()
+	}
+	key := version
+	for _, s := range settings {
+		key += " " + s.String()
 	}
 	mu.Lock()
 	defer mu.Unlock()
 	if !mainRuns {
 		t.Fatalf("pgtest.Shared needs the package's TestMain to call pgtest.Main(m)")
 	}
-	if inst, ok := shared[version]; ok {
+	if inst, ok := shared[key]; ok {
 		return inst
 	}
-	if err, ok := sharedErr[version]; ok {
-		t.Fatalf("shared PostgreSQL %s: %v", version, err)
+	if err, ok := sharedErr[key]; ok {
+		t.Fatalf("shared PostgreSQL %s: %v", key, err)
 	}
 	b, err := findBinaries(version)
 	if err != nil {
-		sharedErr[version] = fmt.Errorf("%v; %s", err, InstallHint)
-		t.Fatalf("shared PostgreSQL %s: %v", version, sharedErr[version])
+		sharedErr[key] = fmt.Errorf("%v; %s", err, InstallHint)
+		t.Fatalf("shared PostgreSQL %s: %v", version, sharedErr[key])
 	}
 	inst, err := pgserver.Start(context.Background(), pgserver.Options{
 		Binaries: b,
 		Name:     "test" + version,
-		Settings: []pgserver.Setting{{Name: "max_connections", Value: "300"}},
+		Settings: pgserver.MergeSettings([]pgserver.Setting{{Name: "max_connections", Value: "300"}}, settings...),
 	})
 	if err != nil {
-		sharedErr[version] = err
-		t.Fatalf("start shared PostgreSQL %s: %v", version, err)
+		sharedErr[key] = err
+		t.Fatalf("start shared PostgreSQL %s: %v", key, err)
 	}
-	shared[version] = inst
+	shared[key] = inst
 	return inst
 }
 
