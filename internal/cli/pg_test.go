@@ -112,7 +112,11 @@ func TestPgStartStop(t *testing.T) {
 
 // TestPgStartSIGTERM sends SIGTERM to a separate pglab process at several
 // moments of 'pg start' (initdb, server start-up) and checks that it exits
-// 143 and leaves no server process behind.
+// 143 and leaves no server process behind. A signal that arrives while the
+// binary is still starting (its package initialisation takes about 0.1 s,
+// more on a loaded machine) kills it before its handler exists: a shell
+// sees 143 then too, and nothing has been created yet. That is accepted at
+// the earliest moment only; later ones must go through the handler.
 func TestPgStartSIGTERM(t *testing.T) {
 	bin := pglabBinary(t)
 	pgtest.Binaries(t, pgtest.DefaultVersion())
@@ -134,7 +138,7 @@ func TestPgStartSIGTERM(t *testing.T) {
 				// The start won the race: the instance is detached on purpose.
 				t.Logf("start finished before SIGTERM; stopping it")
 				run(t, "pg", "stop", "--remove", "sig")
-			} else if code != 143 {
+			} else if code != 143 && !(delay < 400*time.Millisecond && killedBySIGTERM(cmd.ProcessState)) {
 				t.Errorf("exit code %d, want 143; stderr:\n%s", code, stderr.String())
 			}
 			time.Sleep(100 * time.Millisecond)
@@ -187,3 +191,10 @@ func TestPgTwoVersionsSideBySide(t *testing.T) {
 // postgresProcessesUnder lists live processes whose command line mentions
 // dir.
 func postgresProcessesUnder(dir string) []string { return pgtest.ProcessesUnder(dir) }
+
+// killedBySIGTERM reports whether the process died of SIGTERM's default
+// action (the exit status a shell reports as 143).
+func killedBySIGTERM(ps *os.ProcessState) bool {
+	ws, ok := ps.Sys().(syscall.WaitStatus)
+	return ok && ws.Signaled() && ws.Signal() == syscall.SIGTERM
+}
