@@ -1,7 +1,6 @@
 package cli_test
 
 import (
-	"encoding/json"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -30,20 +29,7 @@ func TestStudyOverNetworkWithStandby(t *testing.T) {
 	if r.code != 0 {
 		t.Fatalf("exit %d: %s", r.code, r.stderr)
 	}
-	var doc struct {
-		Targets []struct {
-			Name string      `json:"name"`
-			Env  *env.Record `json:"env"`
-		} `json:"targets"`
-		Measurements []struct {
-			Case   map[string]string `json:"case"`
-			Metric string            `json:"metric"`
-			Value  float64           `json:"value"`
-		} `json:"measurements"`
-	}
-	if err := json.Unmarshal([]byte(r.stdout), &doc); err != nil {
-		t.Fatalf("JSON: %v\n%s", err, r.stdout)
-	}
+	doc := decodeEnvStudy(t, r.stdout)
 	if len(doc.Targets) != 1 || doc.Targets[0].Env == nil {
 		t.Fatalf("targets %+v", doc.Targets)
 	}

@@ -69,23 +69,7 @@ func TestStudyUnderEnvironment(t *testing.T) {
 	if r.code != 0 {
 		t.Fatalf("exit %d: %s", r.code, r.stderr)
 	}
-	var doc struct {
-		Targets []struct {
-			Name string      `json:"name"`
-			Env  *env.Record `json:"env"`
-		} `json:"targets"`
-		Measurements []struct {
-			Case   map[string]string `json:"case"`
-			Metric string            `json:"metric"`
-			Value  float64           `json:"value"`
-		} `json:"measurements"`
-		Notes []struct {
-			Text string `json:"text"`
-		} `json:"notes"`
-	}
-	if err := json.Unmarshal([]byte(r.stdout), &doc); err != nil {
-		t.Fatalf("JSON: %v\n%s", err, r.stdout)
-	}
+	doc := decodeEnvStudy(t, r.stdout)
 	if len(doc.Targets) != 1 || doc.Targets[0].Name != "pg"+pgtest.DefaultVersion()+"@ebs40" || doc.Targets[0].Env == nil {
 		t.Fatalf("targets %+v", doc.Targets)
 	}
@@ -230,4 +214,32 @@ func TestPgStartEnv(t *testing.T) {
 			t.Errorf("pg stop left cgroup %s", d)
 		}
 	}
+}
+
+// envStudyDoc is the part of `pglab study --json` the environment tests
+// read: the targets with their environment records, the measurements and
+// the notes.
+type envStudyDoc struct {
+	Targets []struct {
+		Name string      `json:"name"`
+		Env  *env.Record `json:"env"`
+	} `json:"targets"`
+	Measurements []struct {
+		Case   map[string]string `json:"case"`
+		Metric string            `json:"metric"`
+		Value  float64           `json:"value"`
+	} `json:"measurements"`
+	Notes []struct {
+		Text string `json:"text"`
+	} `json:"notes"`
+}
+
+// decodeEnvStudy decodes a study's JSON output or fails the test.
+func decodeEnvStudy(t *testing.T, stdout string) envStudyDoc {
+	t.Helper()
+	var doc envStudyDoc
+	if err := json.Unmarshal([]byte(stdout), &doc); err != nil {
+		t.Fatalf("JSON: %v\n%s", err, stdout)
+	}
+	return doc
 }
