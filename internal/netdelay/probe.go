@@ -145,8 +145,7 @@ var emptyQuery = []byte{'Q', 0, 0, 0, 5, 0}
 type exchanger struct {
 	ctx  context.Context
 	pc   *pgconn.PgConn
-	fd   int // a duplicate of the socket, or -1
-	conn net.Conn
+	fd   int // the socket taken from pgconn, or -1
 	buf  []byte
 }
 
@@ -163,16 +162,29 @@ func newExchanger(ctx context.Context, pc *pgconn.PgConn) (*exchanger, error) {
 	if err != nil {
 		return x, nil
 	}
+	// pgconn starts a background reader when one of its writes takes over
+	// 15 ms (a loaded machine deschedules it that long); stopped, its
+	// goroutine may still be blocked in a read of the socket and would take
+	// the answer to an exchange on the raw descriptor (the probe then waits
+	// for ever, or reads half a message). SyncConn drains and stops it.
+	if err := pc.SyncConn(ctx); err != nil {
+		return nil, fmt.Errorf("probe: %w", err)
+	}
 	hj, err := pc.Hijack()
 	if err != nil {
 		return nil, fmt.Errorf("probe: %w", err)
 	}
-	x.conn, x.pc = hj.Conn, nil
+	x.pc = nil
 	var derr error
-	raw.Control(func(fd uintptr) { x.fd, derr = unix.Dup(int(fd)) })
-	if derr != nil {
-		x.conn.Close()
-		return nil, fmt.Errorf("probe: %w", derr)
+	cerr := raw.Control(func(fd uintptr) { x.fd, derr = unix.Dup(int(fd)) })
+	// Closing the runtime's descriptor takes the socket out of its poller;
+	// the duplicate keeps it open.
+	hj.Conn.Close()
+	if err := errors.Join(cerr, derr); err != nil {
+		if x.fd >= 0 {
+			unix.Close(x.fd)
+		}
+		return nil, fmt.Errorf("probe: %w", err)
 	}
 	x.buf = make([]byte, 4096)
 	return x, nil
@@ -182,9 +194,6 @@ func (x *exchanger) close() {
 	if x.fd >= 0 {
 		unix.Write(x.fd, []byte{'X', 0, 0, 0, 4})
 		unix.Close(x.fd)
-	}
-	if x.conn != nil {
-		x.conn.Close()
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"net"
 	"strconv"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -52,5 +53,90 @@ func TestProbePostgres(t *testing.T) {
 	bad, _ := pgconn.ParseConfig("postgres://x@127.0.0.1:1/x?sslmode=disable&connect_timeout=5")
 	if _, err := p.ProbePostgres(ctx, bad, netdelay.ProbeOptions{}); err == nil {
 		t.Fatal("probe of an unreachable server succeeded")
+	}
+}
+
+// slowWrites is a client's TCP connection on a loaded machine: while slow
+// is set, each write returns 30 ms after it was sent, and pgconn starts its
+// background reader, which is then left blocked in a read of the socket.
+// inFlight counts the reads under way.
+type slowWrites struct {
+	*net.TCPConn
+	slow     atomic.Bool
+	inFlight atomic.Int32
+}
+
+func (c *slowWrites) Write(b []byte) (int, error) {
+	n, err := c.TCPConn.Write(b)
+	if c.slow.Load() {
+		time.Sleep(30 * time.Millisecond)
+	}
+	return n, err
+}
+
+func (c *slowWrites) Read(b []byte) (int, error) {
+	c.inFlight.Add(1)
+	defer c.inFlight.Add(-1)
+	return c.TCPConn.Read(b)
+}
+
+// TestProbeTakesTheSocketFromPgconn: the probe's exchanges run on the
+// socket of a pgconn connection; no read of pgconn's may be left on it (a
+// background read left by a slow write swallowed an answer, and the probe
+// waited for ever on an idle server).
+func TestProbeTakesTheSocketFromPgconn(t *testing.T) {
+	inst := pgtest.Shared(t, "")
+	cfg, err := pgconn.ParseConfig(inst.DSN())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var conn *slowWrites
+	var d net.Dialer
+	cfg.DialFunc = func(ctx context.Context, network, addr string) (net.Conn, error) {
+		c, err := d.DialContext(ctx, network, addr)
+		if err != nil {
+			return nil, err
+		}
+		conn = &slowWrites{TCPConn: c.(*net.TCPConn)}
+		conn.slow.Store(true)
+		return conn, nil
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	for attempt := 1; ; attempt++ {
+		pc, err := pgconn.ConnectConfig(ctx, cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := pc.Exec(ctx, "").ReadAll(); err != nil {
+			t.Fatal(err)
+		}
+		conn.slow.Store(false)
+		if conn.inFlight.Load() == 0 {
+			// The server answered after the write returned: no read was left.
+			pc.Close(ctx)
+			if attempt == 10 {
+				t.Fatal("pgconn left no background read in 10 connections with slow writes")
+			}
+			continue
+		}
+		exchange, closeSocket, err := netdelay.TakeSocket(ctx, pc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer closeSocket()
+		deadline := time.Now().Add(2 * time.Second)
+		for conn.inFlight.Load() != 0 && time.Now().Before(deadline) {
+			time.Sleep(time.Millisecond)
+		}
+		if n := conn.inFlight.Load(); n != 0 {
+			t.Fatalf("%d read(s) of pgconn's still under way on the socket the probe took", n)
+		}
+		for i := range 20 {
+			if _, err := exchange(); err != nil {
+				t.Fatalf("exchange %d: %v", i, err)
+			}
+		}
+		return
 	}
 }
