@@ -143,10 +143,10 @@ var emptyQuery = []byte{'Q', 0, 0, 0, 5, 0}
 // poll(2) and read(2) when it is a plain TCP connection, else through
 // pgconn (TLS).
 type exchanger struct {
-	ctx  context.Context
-	pc   *pgconn.PgConn
-	fd   int // the socket taken from pgconn, or -1
-	buf  []byte
+	ctx context.Context
+	pc  *pgconn.PgConn
+	fd  int // the socket taken from pgconn, or -1
+	buf []byte
 }
 
 func newExchanger(ctx context.Context, pc *pgconn.PgConn) (*exchanger, error) {
