@@ -8,6 +8,7 @@ import (
 	"net"
 	"runtime"
 	"slices"
+	"sync"
 	"syscall"
 	"time"
 
@@ -69,11 +70,46 @@ func (p Probe) String() string {
 // ReadyForQuery) on each, alternately. cfg is not modified.
 func (p *Proxy) ProbePostgres(ctx context.Context, cfg *pgconn.Config, opts ProbeOptions) (Probe, error) {
 	opts = opts.withDefaults()
-	direct, err := pgconn.ConnectConfig(ctx, cfg)
+	pair, err := p.openPair(ctx, cfg)
 	if err != nil {
-		return Probe{}, fmt.Errorf("probe: connect to the server: %w", err)
+		return Probe{}, err
 	}
-	defer direct.Close(context.Background())
+	defer pair.close()
+	// Blocking system calls on a thread of its own, as libpq waits: the
+	// time measured is the network's and the server's, not the Go
+	// scheduler's hand-offs (which differ between a short and a long wait).
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	defer ownP()()
+	var ds, ps, diffs []time.Duration
+	start := time.Now()
+	for i := 0; i < opts.Samples && (i < opts.MinSamples || time.Since(start) < opts.Budget); i++ {
+		a, b, err := pair.exchange(ctx)
+		if err != nil {
+			return Probe{}, err
+		}
+		ds, ps, diffs = append(ds, a), append(ps, b), append(diffs, b-a)
+	}
+	return summarize(ds, ps, diffs), nil
+}
+
+// exchangePair is a connection straight to the server and one through the
+// proxy, each ready to time an empty query.
+type exchangePair struct {
+	directPC, proxiedPC *pgconn.PgConn
+	direct, proxied     *exchanger
+}
+
+// openPair opens one connection to the server as cfg says and one through
+// the proxy (cfg with its dialing redirected), and exchanges once on each:
+// the first exchange pays for caches, not distance. cfg is not modified.
+func (p *Proxy) openPair(ctx context.Context, cfg *pgconn.Config) (*exchangePair, error) {
+	pair := &exchangePair{}
+	var err error
+	pair.directPC, err = pgconn.ConnectConfig(ctx, cfg)
+	if err != nil {
+		return nil, fmt.Errorf("probe: connect to the server: %w", err)
+	}
 	pcfg := cfg.Copy()
 	pcfg.Fallbacks = nil
 	var d net.Dialer
@@ -81,49 +117,54 @@ func (p *Proxy) ProbePostgres(ctx context.Context, cfg *pgconn.Config, opts Prob
 	pcfg.DialFunc = func(ctx context.Context, _, _ string) (net.Conn, error) {
 		return d.DialContext(ctx, "tcp", addr)
 	}
-	proxied, err := pgconn.ConnectConfig(ctx, pcfg)
+	pair.proxiedPC, err = pgconn.ConnectConfig(ctx, pcfg)
 	if err != nil {
-		return Probe{}, fmt.Errorf("probe: connect through the delay proxy: %w", err)
+		pair.close()
+		return nil, fmt.Errorf("probe: connect through the delay proxy: %w", err)
 	}
-	defer proxied.Close(context.Background())
-	// One warm-up exchange each: the first pays for caches, not distance.
-	for _, c := range []*pgconn.PgConn{direct, proxied} {
+	for _, c := range []*pgconn.PgConn{pair.directPC, pair.proxiedPC} {
 		if _, err := c.Exec(ctx, "").ReadAll(); err != nil {
-			return Probe{}, fmt.Errorf("probe: %w", err)
+			pair.close()
+			return nil, fmt.Errorf("probe: %w", err)
 		}
 	}
-	dx, err := newExchanger(ctx, direct)
+	if pair.direct, err = newExchanger(ctx, pair.directPC); err == nil {
+		pair.proxied, err = newExchanger(ctx, pair.proxiedPC)
+	}
 	if err != nil {
-		return Probe{}, err
+		pair.close()
+		return nil, err
 	}
-	defer dx.close()
-	px, err := newExchanger(ctx, proxied)
-	if err != nil {
-		return Probe{}, err
+	return pair, nil
+}
+
+// exchange times one empty query on each connection, straight first.
+func (pair *exchangePair) exchange(ctx context.Context) (direct, proxied time.Duration, err error) {
+	if err := ctx.Err(); err != nil {
+		return 0, 0, err
 	}
-	defer px.close()
-	// Blocking system calls on a thread of its own, as libpq waits: the
-	// time measured is the network's and the server's, not the Go
-	// scheduler's hand-offs (which differ between a short and a long wait).
-	runtime.LockOSThread()
-	defer runtime.UnlockOSThread()
-	var ds, ps, diffs []time.Duration
-	start := time.Now()
-	for i := 0; i < opts.Samples && (i < opts.MinSamples || time.Since(start) < opts.Budget); i++ {
-		if err := ctx.Err(); err != nil {
-			return Probe{}, err
-		}
-		a, err := dx.exchange()
-		if err != nil {
-			return Probe{}, fmt.Errorf("probe: direct: %w", err)
-		}
-		b, err := px.exchange()
-		if err != nil {
-			return Probe{}, fmt.Errorf("probe: through the proxy: %w", err)
-		}
-		ds, ps, diffs = append(ds, a), append(ps, b), append(diffs, b-a)
+	pair.direct.ctx, pair.proxied.ctx = ctx, ctx
+	if direct, err = pair.direct.exchange(); err != nil {
+		return 0, 0, fmt.Errorf("probe: direct: %w", err)
 	}
-	return summarize(ds, ps, diffs), nil
+	if proxied, err = pair.proxied.exchange(); err != nil {
+		return 0, 0, fmt.Errorf("probe: through the proxy: %w", err)
+	}
+	return direct, proxied, nil
+}
+
+func (pair *exchangePair) close() {
+	for _, x := range []*exchanger{pair.direct, pair.proxied} {
+		if x != nil {
+			x.close()
+		}
+	}
+	// A connection an exchanger took is closed already (Hijack).
+	for _, pc := range []*pgconn.PgConn{pair.directPC, pair.proxiedPC} {
+		if pc != nil && !pc.IsClosed() {
+			pc.Close(context.Background())
+		}
+	}
 }
 
 func summarize(ds, ps, diffs []time.Duration) Probe {
@@ -272,3 +313,23 @@ func (x *exchanger) poll(events int16) error {
 		}
 	}
 }
+
+// ownP adds a P to the runtime for the calling thread, locked to it and
+// blocking in its exchanges, and returns the function that takes it back:
+// when the thread's system call returns, a P is free for it at once, even
+// in a process whose other threads (a bench run's, other probes') keep
+// theirs busy — else the probe would time the runtime's hand-offs. Each
+// call adds one and takes one back, so that they compose with other users'
+// additions.
+func ownP() (release func()) {
+	procsMu.Lock()
+	runtime.GOMAXPROCS(runtime.GOMAXPROCS(0) + 1)
+	procsMu.Unlock()
+	return func() {
+		procsMu.Lock()
+		runtime.GOMAXPROCS(max(runtime.GOMAXPROCS(0)-1, 1))
+		procsMu.Unlock()
+	}
+}
+
+var procsMu sync.Mutex
