@@ -2,14 +2,14 @@
 // (internal/netdelay) comes to the round trip asked for, on a real
 // PostgreSQL server of this machine under load. For each round trip it
 // starts a proxy in front of a managed server, runs pgbench through it with
-// many connections (-load-conns, select-only, unthrottled: each client
-// waits out the delay on every statement) and, unless -cpu-load=0, a
+// many connections (-load-conns, select-only: each client waits out the
+// delay on every statement; unthrottled unless -load-rate) and, unless -cpu-load=0, a
 // second pgbench straight to the server that keeps both cores busy; then it
 // probes the achieved round trip (empty queries through the proxy minus
 // direct, alternating) on several connections at once, and prints per
 // round trip the median added, its error, the spread, whether it is within
-// the target (±10 % or ±50 µs, the larger), the proxy's release lateness
-// and its CPU use.
+// the target (±10 % or ±50 µs, the larger), the proxy's release lateness,
+// its wake-up margin and write lead, its CPU use and the machine's.
 //
 //	go run ./scripts/netdelay-accuracy [-rtts 0.1ms,0.3ms,1ms,5ms,20ms,50ms] [-load-conns 64] [-cpu-load 4] [-probes 4] [-version 17]
 //
@@ -42,6 +42,7 @@ import (
 var (
 	rtts      = flag.String("rtts", "0.1ms,0.3ms,1ms,5ms,20ms,50ms", "round trips to measure")
 	loadConns = flag.Int("load-conns", 64, "pgbench connections through the proxy (0: none)")
+	loadRate  = flag.Int("load-rate", 0, "pgbench -R of the load through the proxy, transactions per second (0: unthrottled)")
 	cpuLoad   = flag.Int("cpu-load", 4, "pgbench connections straight to the server, unthrottled, to keep the CPUs busy (0: none)")
 	probes    = flag.Int("probes", 4, "probes run at once, each on its own pair of connections")
 	budget    = flag.Duration("budget", 4*time.Second, "time each probe samples for (at least 20 samples)")
@@ -64,7 +65,9 @@ type row struct {
 	worst              time.Duration // the probe farthest from the setting
 	samples            int
 	lateP50, lateP99   float64
+	early, lead        float64
 	cpuPct             float64
+	busyPct            float64 // the machine's CPUs while the probes ran
 	tpsProxied, tpsCPU float64
 	sched              string
 	conns              int64
@@ -131,11 +134,15 @@ func measure(ctx context.Context, inst *pgserver.Instance, cfg *pgconn.Config, e
 	var mu sync.Mutex
 	warm := 2*time.Second + 10*rtt
 	secs := int((warm + *budget*3/2 + 40*rtt).Seconds()) + 3
-	load := func(port, conns int, out *float64) {
+	load := func(port, conns, rate int, out *float64) {
 		defer wg.Done()
 		// A fixed duration that outlasts the probes: pgbench prints its
 		// summary only when it ends by itself.
-		cmd := pgbenchCmd(lctx, env, "127.0.0.1", port, "-n", "-S", "-M", "prepared", "-c", strconv.Itoa(conns), "-j", "2", "-T", strconv.Itoa(secs))
+		args := []string{"-n", "-S", "-M", "prepared", "-c", strconv.Itoa(conns), "-j", "2", "-T", strconv.Itoa(secs)}
+		if rate > 0 {
+			args = append(args, "-R", strconv.Itoa(rate))
+		}
+		cmd := pgbenchCmd(lctx, env, "127.0.0.1", port, args...)
 		outb, err := cmd.CombinedOutput()
 		mu.Lock()
 		defer mu.Unlock()
@@ -148,18 +155,19 @@ func measure(ctx context.Context, inst *pgserver.Instance, cfg *pgconn.Config, e
 	}
 	if *loadConns > 0 {
 		wg.Add(1)
-		go load(int(px.Port()), *loadConns, &tpsProxied)
+		go load(int(px.Port()), *loadConns, *loadRate, &tpsProxied)
 	}
 	if *cpuLoad > 0 {
 		wg.Add(1)
-		go load(inst.Port(), *cpuLoad, &tpsCPU)
+		go load(inst.Port(), *cpuLoad, 0, &tpsCPU)
 	}
 	// Let the load connect (each connection pays the round trip a few times).
 	time.Sleep(warm)
 	if _, err := px.Stats(); err != nil { // resets the lateness window
 		return row{}, err
 	}
-	cpu0, t0 := mustStats(px).CPUSeconds, time.Now()
+	cpu0, t0, busy0, total0 := mustStats(px).CPUSeconds, time.Now(), 0.0, 0.0
+	busy0, total0 = machineCPU()
 	results := make([]netdelay.Probe, *probes)
 	errs := make([]error, *probes)
 	var pwg sync.WaitGroup
@@ -173,6 +181,7 @@ func measure(ctx context.Context, inst *pgserver.Instance, cfg *pgconn.Config, e
 	pwg.Wait()
 	st := mustStats(px)
 	elapsed := time.Since(t0).Seconds()
+	busy1, total1 := machineCPU()
 	wg.Wait()
 	for _, err := range errs {
 		if err != nil {
@@ -182,8 +191,11 @@ func measure(ctx context.Context, inst *pgserver.Instance, cfg *pgconn.Config, e
 	if loadErr != nil {
 		return row{}, loadErr
 	}
-	r := row{set: rtt, lateP50: st.LateP50US, lateP99: st.LateP99US, cpuPct: 100 * (st.CPUSeconds - cpu0) / elapsed,
+	r := row{set: rtt, lateP50: st.LateP50US, lateP99: st.LateP99US, early: st.EarlyUS, lead: st.LeadUS, cpuPct: 100 * (st.CPUSeconds - cpu0) / elapsed,
 		tpsProxied: tpsProxied, tpsCPU: tpsCPU, sched: st.Sched, conns: st.Open}
+	if total1 > total0 {
+		r.busyPct = 100 * (busy1 - busy0) / (total1 - total0)
+	}
 	var adds []time.Duration
 	r.worst = results[0].Added
 	for _, p := range results {
@@ -214,18 +226,22 @@ func tolerance(set time.Duration) time.Duration {
 }
 
 func printTable(rows []row) {
-	fmt.Printf("load: %d pgbench connections through the proxy (select-only, prepared), %d straight to the server; %d probes at once\n\n", *loadConns, *cpuLoad, *probes)
-	fmt.Println("| RTT set | added (median) | error | worst probe | p10 .. p90 | target | in target | release late p50/p99 | proxy CPU | tps via proxy | tps direct | sched |")
-	fmt.Println("|---|---|---|---|---|---|---|---|---|---|---|---|")
+	rate := "unthrottled"
+	if *loadRate > 0 {
+		rate = fmt.Sprintf("-R %d", *loadRate)
+	}
+	fmt.Printf("load: %d pgbench connections through the proxy (select-only, prepared, %s), %d straight to the server (unthrottled); %d probes at once\n\n", *loadConns, rate, *cpuLoad, *probes)
+	fmt.Println("| RTT set | added (median) | error | worst probe | p10 .. p90 | target | in target | release late p50/p99 | wake early / write lead | proxy CPU | CPUs busy | tps via proxy | tps direct | sched |")
+	fmt.Println("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
 	for _, r := range rows {
 		tol := tolerance(r.set)
 		ok := "yes"
 		if d := r.added - r.set; d > tol || d < -tol {
 			ok = "NO"
 		}
-		fmt.Printf("| %v | %s | %+.1f %% | %s | %s .. %s | ±%s | %s | %.0f / %.0f µs | %.0f %% | %.0f | %.0f | %s |\n",
+		fmt.Printf("| %v | %s | %+.1f %% | %s | %s .. %s | ±%s | %s | %.0f / %.0f µs | %.0f / %.0f µs | %.0f %% | %.0f %% | %.0f | %.0f | %s |\n",
 			r.set, us(r.added), 100*float64(r.added-r.set)/float64(r.set), us(r.worst), us(r.p10), us(r.p90), us(tol), ok,
-			r.lateP50, r.lateP99, r.cpuPct, r.tpsProxied, r.tpsCPU, r.sched)
+			r.lateP50, r.lateP99, r.early, r.lead, r.cpuPct, r.busyPct, r.tpsProxied, r.tpsCPU, r.sched)
 	}
 }
 
@@ -248,4 +264,25 @@ func lastLines(s string, n int) string {
 		lines = lines[len(lines)-n:]
 	}
 	return strings.Join(lines, "\n")
+}
+
+// machineCPU returns the machine's busy and total CPU time so far, in
+// clock ticks (/proc/stat: busy is all but idle and iowait).
+func machineCPU() (busy, total float64) {
+	data, err := os.ReadFile("/proc/stat")
+	if err != nil {
+		return 0, 0
+	}
+	line, _, _ := strings.Cut(string(data), "\n")
+	for i, f := range strings.Fields(line)[1:] {
+		v, _ := strconv.ParseFloat(f, 64)
+		if i >= 8 { // guest and guest_nice are counted in user and nice
+			break
+		}
+		total += v
+		if i != 3 && i != 4 {
+			busy += v
+		}
+	}
+	return busy, total
 }
