@@ -10,6 +10,7 @@ import (
 	"syscall"
 
 	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/pglab/pglab/internal/pgnet"
 	"golang.org/x/sys/unix"
 )
 
@@ -34,50 +35,22 @@ func dial(ctx context.Context, cfg *pgconn.Config, keepConn bool) (*link, error)
 		return nil, err
 	}
 	num := serverVersionNum(pc)
-	// pgconn starts a background reader when a write of the start-up
-	// exchange is slow (15 ms, e.g. a TLS handshake on a loaded machine);
-	// stopped, its goroutine may still be blocked in a read of the socket
-	// and would swallow the reply to the first query sent on the hijacked
-	// connection (the client then waits forever on an idle server).
-	// SyncConn drains and stops it, with a ping only when it ran.
-	if err := pc.SyncConn(ctx); err != nil {
+	l := &link{fd: -1, serverVersion: pc.ParameterStatus("server_version"), serverNum: num, txStatus: 'I'}
+	if !keepConn {
+		fd, ok, err := pgnet.TakeSocket(ctx, pc)
+		if err != nil {
+			pc.Close(ctx)
+			return nil, err
+		}
+		if ok {
+			l.fd = fd
+			return l, nil
+		}
+	}
+	// TLS, or the goroutine path asked for: the net.Conn pgconn negotiated.
+	if l.nc, err = pgnet.TakeConn(ctx, pc); err != nil {
 		pc.Close(ctx)
-		return nil, fmt.Errorf("take over connection: %w", err)
-	}
-	hc, err := pc.Hijack()
-	if err != nil {
-		pc.Close(ctx)
-		return nil, fmt.Errorf("take over connection: %w", err)
-	}
-	l := &link{fd: -1, serverVersion: hc.ParameterStatuses["server_version"], serverNum: num, txStatus: 'I'}
-	if hc.TLSConfig != nil || keepConn {
-		l.nc = hc.Conn
-		return l, nil
-	}
-	sc, ok := hc.Conn.(syscall.Conn)
-	if !ok {
-		l.nc = hc.Conn
-		return l, nil
-	}
-	raw, err := sc.SyscallConn()
-	if err != nil {
-		hc.Conn.Close()
-		return nil, fmt.Errorf("take over connection: %w", err)
-	}
-	var dupErr error
-	ctlErr := raw.Control(func(fd uintptr) {
-		l.fd, dupErr = unix.Dup(int(fd))
-	})
-	// Closing the runtime's descriptor removes it from the netpoller; the
-	// duplicate keeps the socket open.
-	hc.Conn.Close()
-	if err := errors.Join(ctlErr, dupErr); err != nil {
-		return nil, fmt.Errorf("take over connection: %w", err)
-	}
-	unix.CloseOnExec(l.fd)
-	if err := unix.SetNonblock(l.fd, true); err != nil {
-		unix.Close(l.fd)
-		return nil, fmt.Errorf("take over connection: %w", err)
+		return nil, err
 	}
 	return l, nil
 }

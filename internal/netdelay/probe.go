@@ -8,13 +8,12 @@ import (
 	"net"
 	"runtime"
 	"slices"
-	"sync"
-	"syscall"
 	"time"
 
 	"golang.org/x/sys/unix"
 
 	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/pglab/pglab/internal/pgnet"
 )
 
 // ProbeOptions bound a probe.
@@ -70,46 +69,11 @@ func (p Probe) String() string {
 // ReadyForQuery) on each, alternately. cfg is not modified.
 func (p *Proxy) ProbePostgres(ctx context.Context, cfg *pgconn.Config, opts ProbeOptions) (Probe, error) {
 	opts = opts.withDefaults()
-	pair, err := p.openPair(ctx, cfg)
+	direct, err := pgconn.ConnectConfig(ctx, cfg)
 	if err != nil {
-		return Probe{}, err
+		return Probe{}, fmt.Errorf("probe: connect to the server: %w", err)
 	}
-	defer pair.close()
-	// Blocking system calls on a thread of its own, as libpq waits: the
-	// time measured is the network's and the server's, not the Go
-	// scheduler's hand-offs (which differ between a short and a long wait).
-	runtime.LockOSThread()
-	defer runtime.UnlockOSThread()
-	defer ownP()()
-	var ds, ps, diffs []time.Duration
-	start := time.Now()
-	for i := 0; i < opts.Samples && (i < opts.MinSamples || time.Since(start) < opts.Budget); i++ {
-		a, b, err := pair.exchange(ctx)
-		if err != nil {
-			return Probe{}, err
-		}
-		ds, ps, diffs = append(ds, a), append(ps, b), append(diffs, b-a)
-	}
-	return summarize(ds, ps, diffs), nil
-}
-
-// exchangePair is a connection straight to the server and one through the
-// proxy, each ready to time an empty query.
-type exchangePair struct {
-	directPC, proxiedPC *pgconn.PgConn
-	direct, proxied     *exchanger
-}
-
-// openPair opens one connection to the server as cfg says and one through
-// the proxy (cfg with its dialing redirected), and exchanges once on each:
-// the first exchange pays for caches, not distance. cfg is not modified.
-func (p *Proxy) openPair(ctx context.Context, cfg *pgconn.Config) (*exchangePair, error) {
-	pair := &exchangePair{}
-	var err error
-	pair.directPC, err = pgconn.ConnectConfig(ctx, cfg)
-	if err != nil {
-		return nil, fmt.Errorf("probe: connect to the server: %w", err)
-	}
+	defer direct.Close(context.Background())
 	pcfg := cfg.Copy()
 	pcfg.Fallbacks = nil
 	var d net.Dialer
@@ -117,54 +81,49 @@ func (p *Proxy) openPair(ctx context.Context, cfg *pgconn.Config) (*exchangePair
 	pcfg.DialFunc = func(ctx context.Context, _, _ string) (net.Conn, error) {
 		return d.DialContext(ctx, "tcp", addr)
 	}
-	pair.proxiedPC, err = pgconn.ConnectConfig(ctx, pcfg)
+	proxied, err := pgconn.ConnectConfig(ctx, pcfg)
 	if err != nil {
-		pair.close()
-		return nil, fmt.Errorf("probe: connect through the delay proxy: %w", err)
+		return Probe{}, fmt.Errorf("probe: connect through the delay proxy: %w", err)
 	}
-	for _, c := range []*pgconn.PgConn{pair.directPC, pair.proxiedPC} {
+	defer proxied.Close(context.Background())
+	// One warm-up exchange each: the first pays for caches, not distance.
+	for _, c := range []*pgconn.PgConn{direct, proxied} {
 		if _, err := c.Exec(ctx, "").ReadAll(); err != nil {
-			pair.close()
-			return nil, fmt.Errorf("probe: %w", err)
+			return Probe{}, fmt.Errorf("probe: %w", err)
 		}
 	}
-	if pair.direct, err = newExchanger(ctx, pair.directPC); err == nil {
-		pair.proxied, err = newExchanger(ctx, pair.proxiedPC)
-	}
+	dx, err := newExchanger(ctx, direct)
 	if err != nil {
-		pair.close()
-		return nil, err
+		return Probe{}, err
 	}
-	return pair, nil
-}
-
-// exchange times one empty query on each connection, straight first.
-func (pair *exchangePair) exchange(ctx context.Context) (direct, proxied time.Duration, err error) {
-	if err := ctx.Err(); err != nil {
-		return 0, 0, err
+	defer dx.close()
+	px, err := newExchanger(ctx, proxied)
+	if err != nil {
+		return Probe{}, err
 	}
-	pair.direct.ctx, pair.proxied.ctx = ctx, ctx
-	if direct, err = pair.direct.exchange(); err != nil {
-		return 0, 0, fmt.Errorf("probe: direct: %w", err)
-	}
-	if proxied, err = pair.proxied.exchange(); err != nil {
-		return 0, 0, fmt.Errorf("probe: through the proxy: %w", err)
-	}
-	return direct, proxied, nil
-}
-
-func (pair *exchangePair) close() {
-	for _, x := range []*exchanger{pair.direct, pair.proxied} {
-		if x != nil {
-			x.close()
+	defer px.close()
+	// Blocking system calls on a thread of its own, as libpq waits: the
+	// time measured is the network's and the server's, not the Go
+	// scheduler's hand-offs (which differ between a short and a long wait).
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	var ds, ps, diffs []time.Duration
+	start := time.Now()
+	for i := 0; i < opts.Samples && (i < opts.MinSamples || time.Since(start) < opts.Budget); i++ {
+		if err := ctx.Err(); err != nil {
+			return Probe{}, err
 		}
-	}
-	// A connection an exchanger took is closed already (Hijack).
-	for _, pc := range []*pgconn.PgConn{pair.directPC, pair.proxiedPC} {
-		if pc != nil && !pc.IsClosed() {
-			pc.Close(context.Background())
+		a, err := dx.exchange()
+		if err != nil {
+			return Probe{}, fmt.Errorf("probe: direct: %w", err)
 		}
+		b, err := px.exchange()
+		if err != nil {
+			return Probe{}, fmt.Errorf("probe: through the proxy: %w", err)
+		}
+		ds, ps, diffs = append(ds, a), append(ps, b), append(diffs, b-a)
 	}
+	return summarize(ds, ps, diffs), nil
 }
 
 func summarize(ds, ps, diffs []time.Duration) Probe {
@@ -186,7 +145,7 @@ var emptyQuery = []byte{'Q', 0, 0, 0, 5, 0}
 type exchanger struct {
 	ctx context.Context
 	pc  *pgconn.PgConn
-	fd  int // the socket taken from pgconn, or -1
+	fd  int // the socket taken from pgconn (pgnet.TakeSocket), or -1
 	buf []byte
 }
 
@@ -195,39 +154,14 @@ func newExchanger(ctx context.Context, pc *pgconn.PgConn) (*exchanger, error) {
 	if pc.Conn() == nil {
 		return x, nil
 	}
-	sc, ok := pc.Conn().(syscall.Conn)
+	fd, ok, err := pgnet.TakeSocket(ctx, pc)
+	if err != nil {
+		return nil, fmt.Errorf("probe: %w", err)
+	}
 	if !ok {
 		return x, nil // TLS: time it through pgconn
 	}
-	raw, err := sc.SyscallConn()
-	if err != nil {
-		return x, nil
-	}
-	// pgconn starts a background reader when one of its writes takes over
-	// 15 ms (a loaded machine deschedules it that long); stopped, its
-	// goroutine may still be blocked in a read of the socket and would take
-	// the answer to an exchange on the raw descriptor (the probe then waits
-	// for ever, or reads half a message). SyncConn drains and stops it.
-	if err := pc.SyncConn(ctx); err != nil {
-		return nil, fmt.Errorf("probe: %w", err)
-	}
-	hj, err := pc.Hijack()
-	if err != nil {
-		return nil, fmt.Errorf("probe: %w", err)
-	}
-	x.pc = nil
-	var derr error
-	cerr := raw.Control(func(fd uintptr) { x.fd, derr = unix.Dup(int(fd)) })
-	// Closing the runtime's descriptor takes the socket out of its poller;
-	// the duplicate keeps it open.
-	hj.Conn.Close()
-	if err := errors.Join(cerr, derr); err != nil {
-		if x.fd >= 0 {
-			unix.Close(x.fd)
-		}
-		return nil, fmt.Errorf("probe: %w", err)
-	}
-	x.buf = make([]byte, 4096)
+	x.pc, x.fd, x.buf = nil, fd, make([]byte, 4096)
 	return x, nil
 }
 
@@ -313,23 +247,3 @@ func (x *exchanger) poll(events int16) error {
 		}
 	}
 }
-
-// ownP adds a P to the runtime for the calling thread, locked to it and
-// blocking in its exchanges, and returns the function that takes it back:
-// when the thread's system call returns, a P is free for it at once, even
-// in a process whose other threads (a bench run's, other probes') keep
-// theirs busy — else the probe would time the runtime's hand-offs. Each
-// call adds one and takes one back, so that they compose with other users'
-// additions.
-func ownP() (release func()) {
-	procsMu.Lock()
-	runtime.GOMAXPROCS(runtime.GOMAXPROCS(0) + 1)
-	procsMu.Unlock()
-	return func() {
-		procsMu.Lock()
-		runtime.GOMAXPROCS(max(runtime.GOMAXPROCS(0)-1, 1))
-		procsMu.Unlock()
-	}
-}
-
-var procsMu sync.Mutex

@@ -36,6 +36,7 @@ import (
 
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/pglab/pglab/internal/netdelay"
+	"github.com/pglab/pglab/observe"
 	"github.com/pglab/pglab/pgserver"
 )
 
@@ -166,8 +167,8 @@ func measure(ctx context.Context, inst *pgserver.Instance, cfg *pgconn.Config, e
 	if _, err := px.Stats(); err != nil { // resets the lateness window
 		return row{}, err
 	}
-	cpu0, t0, busy0, total0 := mustStats(px).CPUSeconds, time.Now(), 0.0, 0.0
-	busy0, total0 = machineCPU()
+	cpu0, t0 := mustStats(px).CPUSeconds, time.Now()
+	machine := observe.StartOS(ctx, "", time.Second)
 	results := make([]netdelay.Probe, *probes)
 	errs := make([]error, *probes)
 	var pwg sync.WaitGroup
@@ -181,7 +182,7 @@ func measure(ctx context.Context, inst *pgserver.Instance, cfg *pgconn.Config, e
 	pwg.Wait()
 	st := mustStats(px)
 	elapsed := time.Since(t0).Seconds()
-	busy1, total1 := machineCPU()
+	osSeries, osErr := machine.Stop()
 	wg.Wait()
 	for _, err := range errs {
 		if err != nil {
@@ -193,8 +194,8 @@ func measure(ctx context.Context, inst *pgserver.Instance, cfg *pgconn.Config, e
 	}
 	r := row{set: rtt, lateP50: st.LateP50US, lateP99: st.LateP99US, early: st.EarlyUS, lead: st.LeadUS, cpuPct: 100 * (st.CPUSeconds - cpu0) / elapsed,
 		tpsProxied: tpsProxied, tpsCPU: tpsCPU, sched: st.Sched, conns: st.Open}
-	if total1 > total0 {
-		r.busyPct = 100 * (busy1 - busy0) / (total1 - total0)
+	if osErr == nil {
+		r.busyPct = osSeries.Mean.CPUBusyPct
 	}
 	var adds []time.Duration
 	r.worst = results[0].Added
@@ -264,25 +265,4 @@ func lastLines(s string, n int) string {
 		lines = lines[len(lines)-n:]
 	}
 	return strings.Join(lines, "\n")
-}
-
-// machineCPU returns the machine's busy and total CPU time so far, in
-// clock ticks (/proc/stat: busy is all but idle and iowait).
-func machineCPU() (busy, total float64) {
-	data, err := os.ReadFile("/proc/stat")
-	if err != nil {
-		return 0, 0
-	}
-	line, _, _ := strings.Cut(string(data), "\n")
-	for i, f := range strings.Fields(line)[1:] {
-		v, _ := strconv.ParseFloat(f, 64)
-		if i >= 8 { // guest and guest_nice are counted in user and nice
-			break
-		}
-		total += v
-		if i != 3 && i != 4 {
-			busy += v
-		}
-	}
-	return busy, total
 }
