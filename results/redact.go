@@ -44,7 +44,8 @@ func RedactDSN(dsn string) string {
 // parameters named *password or *passwd, and key=value pairs with such keys
 // (quoted or not). It is meant for free text that may quote a connection
 // string, such as error messages and server notices. A URL is taken to end at
-// the next white space.
+// the next white space. The text is read from left to right, so a password
+// key's value is masked whole even when it holds "://" ("password=a://b@c").
 func RedactText(s string) string {
 	if !mayHoldSecret(s) {
 		return s
@@ -52,21 +53,30 @@ func RedactText(s string) string {
 	var b strings.Builder
 	pos := 0
 	for pos < len(s) {
-		loc := schemeRE.FindStringIndex(s[pos:])
-		if loc == nil {
-			break
+		url, key := schemeRE.FindStringIndex(s[pos:]), keyRE.FindStringIndex(s[pos:])
+		switch {
+		case key != nil && (url == nil || key[0] < url[0]):
+			// A password key comes first: its whole value is masked, even
+			// when it looks like a URL ("password=a://b@c").
+			valStart := pos + key[1]
+			b.WriteString(s[pos:valStart])
+			end, masked := maskValue(s, valStart)
+			b.WriteString(masked)
+			pos = end
+		case url != nil:
+			afterScheme := pos + url[1]
+			end := afterScheme
+			for end < len(s) && !isSpace(s[end]) {
+				end++
+			}
+			b.WriteString(s[pos:afterScheme])
+			b.WriteString(redactURLRest(s[afterScheme:end]))
+			pos = end
+		default:
+			b.WriteString(s[pos:])
+			pos = len(s)
 		}
-		start, afterScheme := pos+loc[0], pos+loc[1]
-		end := afterScheme
-		for end < len(s) && !isSpace(s[end]) {
-			end++
-		}
-		b.WriteString(redactKeyValues(s[pos:start]))
-		b.WriteString(s[start:afterScheme])
-		b.WriteString(redactURLRest(s[afterScheme:end]))
-		pos = end
 	}
-	b.WriteString(redactKeyValues(s[pos:]))
 	return b.String()
 }
 
@@ -166,50 +176,30 @@ func redactURLRest(rest string) string {
 	return b.String()
 }
 
-// redactKeyValues masks the values of password keys in key=value text, with
+// maskValue masks the value of a password key that starts at s[i], with
 // libpq's rules for values: single-quoted with backslash escapes, or running
 // to the next white space. Double quotes are treated like single quotes so
-// that log and shell text is covered too.
-func redactKeyValues(s string) string {
-	if !mayHoldSecret(s) {
-		return s
+// that log and shell text is covered too. It returns the index just past the
+// value and the text that replaces it; an unterminated quote hides the rest.
+func maskValue(s string, i int) (end int, masked string) {
+	if i == len(s) {
+		return i, ""
 	}
-	var b strings.Builder
-	pos := 0
-	for pos < len(s) {
-		loc := keyRE.FindStringIndex(s[pos:])
-		if loc == nil {
-			break
+	if q := s[i]; q == '\'' || q == '"' {
+		end := closingQuote(s, i+1, q)
+		if end < 0 {
+			return len(s), string(q) + Mask
 		}
-		valStart := pos + loc[1]
-		b.WriteString(s[pos:valStart])
-		if valStart == len(s) {
-			pos = valStart
-			break
-		}
-		if q := s[valStart]; q == '\'' || q == '"' {
-			end := closingQuote(s, valStart+1, q)
-			b.WriteByte(q)
-			b.WriteString(Mask)
-			if end < 0 { // unterminated: hide the rest
-				return b.String()
-			}
-			b.WriteByte(q)
-			pos = end + 1
-			continue
-		}
-		end := valStart
-		for end < len(s) && !isSpace(s[end]) {
-			if s[end] == '\\' && end+1 < len(s) {
-				end++
-			}
+		return end + 1, string(q) + Mask + string(q)
+	}
+	end = i
+	for end < len(s) && !isSpace(s[end]) {
+		if s[end] == '\\' && end+1 < len(s) {
 			end++
 		}
-		b.WriteString(Mask)
-		pos = end
+		end++
 	}
-	b.WriteString(s[pos:])
-	return b.String()
+	return end, Mask
 }
 
 // closingQuote returns the index of the quote q that closes a value starting

@@ -70,6 +70,10 @@ func TestRedactText(t *testing.T) {
 		{`password authentication failed for user "bob"`, `password authentication failed for user "bob"`},
 		{`db_passwd="hunter 2" ok`, `db_passwd="xxxxx" ok`},
 		{`https://user:tok@git.example/r.git`, `https://user:xxxxx@git.example/r.git`},
+		// A password that looks like a URL is still a password's value.
+		{`password=a://b@c`, `password=xxxxx`},
+		{`host=h password='a://b@c' user=u`, `host=h password='xxxxx' user=u`},
+		{`password="x y://z" then https://u:p@h/`, `password="xxxxx" then https://u:xxxxx@h/`},
 	}
 	for _, tt := range tests {
 		if got := RedactText(tt.in); got != tt.want {
