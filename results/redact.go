@@ -51,26 +51,33 @@ func RedactText(s string) string {
 		return s
 	}
 	var b strings.Builder
+	// The next URL and the next password key at or after pos, as indexes
+	// into s; each is searched for again only once pos has passed its start,
+	// so the text is scanned once however many matches it holds.
+	urlAt, keyAt := nextMatch(schemeRE, s, 0), nextMatch(keyRE, s, 0)
 	pos := 0
 	for pos < len(s) {
-		url, key := schemeRE.FindStringIndex(s[pos:]), keyRE.FindStringIndex(s[pos:])
+		if urlAt != nil && urlAt[0] < pos {
+			urlAt = nextMatch(schemeRE, s, pos)
+		}
+		if keyAt != nil && keyAt[0] < pos {
+			keyAt = nextMatch(keyRE, s, pos)
+		}
 		switch {
-		case key != nil && (url == nil || key[0] < url[0]):
+		case keyAt != nil && (urlAt == nil || keyAt[0] < urlAt[0]):
 			// A password key comes first: its whole value is masked, even
 			// when it looks like a URL ("password=a://b@c").
-			valStart := pos + key[1]
-			b.WriteString(s[pos:valStart])
-			end, masked := maskValue(s, valStart)
+			b.WriteString(s[pos:keyAt[1]])
+			end, masked := maskValue(s, keyAt[1])
 			b.WriteString(masked)
 			pos = end
-		case url != nil:
-			afterScheme := pos + url[1]
-			end := afterScheme
+		case urlAt != nil:
+			end := urlAt[1]
 			for end < len(s) && !isSpace(s[end]) {
 				end++
 			}
-			b.WriteString(s[pos:afterScheme])
-			b.WriteString(redactURLRest(s[afterScheme:end]))
+			b.WriteString(s[pos:urlAt[1]])
+			b.WriteString(redactURLRest(s[urlAt[1]:end]))
 			pos = end
 		default:
 			b.WriteString(s[pos:])
@@ -78,6 +85,16 @@ func RedactText(s string) string {
 		}
 	}
 	return b.String()
+}
+
+// nextMatch returns the first match of re in s at or after from, as indexes
+// into s, or nil.
+func nextMatch(re *regexp.Regexp, s string, from int) []int {
+	loc := re.FindStringIndex(s[from:])
+	if loc == nil {
+		return nil
+	}
+	return []int{from + loc[0], from + loc[1]}
 }
 
 // RedactArgs returns a copy of a command line with every password redacted:
