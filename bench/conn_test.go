@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5/pgconn"
-	"github.com/pglab/pglab/internal/pgtest"
+	"github.com/pglab/pglab/pgserver/pgtest"
 )
 
 // slowWriteConn makes its first writes (the start-up exchange) take 30 ms

@@ -20,8 +20,8 @@ import (
 	"github.com/pglab/pglab/bench"
 	"github.com/pglab/pglab/bench/initdata"
 	"github.com/pglab/pglab/bench/script"
-	"github.com/pglab/pglab/internal/pgtest"
 	"github.com/pglab/pglab/pgserver"
+	"github.com/pglab/pglab/pgserver/pgtest"
 )
 
 // tlsScript aborts the client (division by zero) when its connection is not

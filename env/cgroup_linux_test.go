@@ -15,8 +15,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/pglab/pglab/internal/pgtest"
 	"github.com/pglab/pglab/pgserver"
+	"github.com/pglab/pglab/pgserver/pgtest"
 )
 
 // These tests use the kernel's real cgroups (v1 or v2, whichever this

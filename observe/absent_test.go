@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/pglab/pglab/internal/pgtest"
+	"github.com/pglab/pglab/pgserver/pgtest"
 )
 
 // TestCounterAbsentAgreesWithServers checks the version table of

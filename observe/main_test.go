@@ -4,7 +4,7 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/pglab/pglab/internal/pgtest"
+	"github.com/pglab/pglab/pgserver/pgtest"
 )
 
 func TestMain(m *testing.M) { pgtest.Main(m) }

@@ -5,8 +5,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/pglab/pglab/internal/pgtest"
 	"github.com/pglab/pglab/pgserver"
+	"github.com/pglab/pglab/pgserver/pgtest"
 )
 
 func TestServer(t *testing.T) {

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/pglab/pglab/internal/pgtest"
+	"github.com/pglab/pglab/pgserver/pgtest"
 )
 
 // TestWaitSampler samples a session sleeping in pg_sleep and one waiting

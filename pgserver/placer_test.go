@@ -8,8 +8,8 @@ import (
 	"syscall"
 	"testing"
 
-	"github.com/pglab/pglab/internal/pgtest"
 	"github.com/pglab/pglab/pgserver"
+	"github.com/pglab/pglab/pgserver/pgtest"
 	"golang.org/x/sys/unix"
 )
 

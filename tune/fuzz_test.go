@@ -9,7 +9,7 @@ import (
 // panic, errors are *InputError naming the memory input, an accepted
 // amount is positive and prints back to the same amount.
 // (Amounts above PGTune's maximum are refused by Inputs.Validate, which the
-// catalogue test in internal/cli exercises through pglab tune.)
+// catalogue test in cmd/pglab/internal/cli exercises through pglab tune.)
 func FuzzParseMemory(f *testing.F) {
 	for _, s := range []string{"256MB", "1GB", "4 tb", "1536mb", "1.5GB", "0GB", "GB", "", "99999999999999999999GB",
 		"9223372036854775807TB", "1KB", "12", "-1GB", "1 G B", "\t2GB\n"} {

@@ -27,8 +27,8 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
-	"github.com/pglab/pglab/internal/pgtest"
 	"github.com/pglab/pglab/pgserver"
+	"github.com/pglab/pglab/pgserver/pgtest"
 )
 
 func TestMain(m *testing.M) { pgtest.Main(m) }

@@ -8,7 +8,7 @@ import (
 	"context"
 	"os"
 
-	"github.com/pglab/pglab/internal/cli"
+	"github.com/pglab/pglab/cmd/pglab/internal/cli"
 )
 
 func main() {

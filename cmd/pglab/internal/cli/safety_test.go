@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/pglab/pglab/internal/pgtest"
+	"github.com/pglab/pglab/pgserver/pgtest"
 )
 
 // TestBenchInitRefusesForeignTables: `pglab bench -i` drops the four

@@ -14,7 +14,7 @@ import (
 	"time"
 
 	"github.com/creack/pty"
-	"github.com/pglab/pglab/internal/pgtest"
+	"github.com/pglab/pglab/pgserver/pgtest"
 )
 
 // onTerminal runs pglab with args on a pseudo-terminal (stdout and stderr

@@ -18,8 +18,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/pglab/pglab/internal/pgtest"
 	"github.com/pglab/pglab/pgserver"
+	"github.com/pglab/pglab/pgserver/pgtest"
 )
 
 const canary = "Canary-pw-7c1e-do-not-print"

@@ -18,7 +18,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/pglab/pglab/internal/pgtest"
+	"github.com/pglab/pglab/pgserver/pgtest"
 )
 
 // pgbenchPath finds Debian's pgbench (installed by .ci/run).

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/pglab/pglab/internal/pgtest"
+	"github.com/pglab/pglab/pgserver/pgtest"
 )
 
 // benchDB returns a DSN to a fresh database initialized with pglab bench -i.

@@ -11,8 +11,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/pglab/pglab/cmd/pglab/internal/serve"
 	"github.com/pglab/pglab/internal/buildinfo"
-	"github.com/pglab/pglab/internal/serve"
 	"github.com/pglab/pglab/results"
 	"github.com/spf13/cobra"
 )

@@ -11,8 +11,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/pglab/pglab/internal/pgtest"
 	"github.com/pglab/pglab/pgserver"
+	"github.com/pglab/pglab/pgserver/pgtest"
 	"github.com/pglab/pglab/tune"
 	"github.com/pglab/pglab/tune/apply"
 )

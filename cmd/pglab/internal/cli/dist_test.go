@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/pglab/pglab/internal/pgtest"
+	"github.com/pglab/pglab/pgserver/pgtest"
 	"github.com/pglab/pglab/results"
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"

@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/pglab/pglab/internal/cli"
+	"github.com/pglab/pglab/cmd/pglab/internal/cli"
 	"github.com/pglab/pglab/tune"
 	"github.com/pglab/pglab/tune/detect"
 )

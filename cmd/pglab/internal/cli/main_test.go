@@ -10,8 +10,8 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/pglab/pglab/internal/cli"
-	"github.com/pglab/pglab/internal/pgtest"
+	"github.com/pglab/pglab/cmd/pglab/internal/cli"
+	"github.com/pglab/pglab/pgserver/pgtest"
 )
 
 func TestMain(m *testing.M) { pgtest.Main(m) }

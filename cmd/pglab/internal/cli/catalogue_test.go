@@ -14,7 +14,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/pglab/pglab/internal/pgtest"
+	"github.com/pglab/pglab/pgserver/pgtest"
 	"github.com/pglab/pglab/results"
 )
 

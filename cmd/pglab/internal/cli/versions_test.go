@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/pglab/pglab/internal/pgtest"
+	"github.com/pglab/pglab/pgserver/pgtest"
 )
 
 // tinyCompareParams make every study of compare run in seconds: one

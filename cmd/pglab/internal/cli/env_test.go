@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/pglab/pglab/env"
-	"github.com/pglab/pglab/internal/pgtest"
+	"github.com/pglab/pglab/pgserver/pgtest"
 	"github.com/pglab/pglab/results"
 )
 

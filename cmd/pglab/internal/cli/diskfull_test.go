@@ -18,7 +18,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/pglab/pglab/internal/pgtest"
+	"github.com/pglab/pglab/pgserver/pgtest"
 	"github.com/pglab/pglab/results"
 )
 
