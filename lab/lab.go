@@ -477,6 +477,8 @@ func (l *Lab) Runner() *study.Runner {
 		Force:    l.spec.Force,
 		Progress: l.opts.Progress,
 		OnRep:    l.opts.OnRep,
+
+		OrderSeed: l.spec.OrderSeed,
 	}
 	if co := l.co; co != nil {
 		r.Load = func(ctx context.Context, cfg bench.Config) (*bench.Result, error) {

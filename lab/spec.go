@@ -51,6 +51,9 @@ type Spec struct {
 	Quick bool
 	// Alpha is the significance level of the comparisons (0 means 0.05).
 	Alpha float64
+	// OrderSeed seeds the order of the targets within each round; 0 draws
+	// one, which the run records (a seed repeats a run's order).
+	OrderSeed uint64
 	// Store is the results store: a file path or a postgres:// DSN; empty
 	// means pglab's default.
 	Store string

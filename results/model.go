@@ -259,6 +259,12 @@ type StudyInfo struct {
 	Reps     int               `json:"reps"`
 	Settings []string          `json:"settings"`
 	Cases    []CaseInfo        `json:"cases"`
+	// Order says how the targets were ordered within each round, and
+	// OrderSeed the seed of that order (a decimal number, as
+	// --order-seed takes it): the same seed runs the same order again.
+	// Both are empty for runs stored before pglab recorded them.
+	Order     string `json:"order,omitempty"`
+	OrderSeed string `json:"order_seed,omitempty"`
 }
 
 // CaseInfo names one case of a stored study.

@@ -45,6 +45,10 @@ type Runner struct {
 	// Load, when set, runs the studies' pgbench workloads instead of an
 	// in-process bench.Run: a coordinator's run on its workers (--workers).
 	Load func(ctx context.Context, cfg bench.Config) (*bench.Result, error)
+	// OrderSeed seeds the order of the targets within each round (see
+	// roundOrder). 0 draws a seed on first use; Run keeps it here, so that
+	// every study of a run uses the same one, and records it.
+	OrderSeed uint64
 }
 
 // Outcome is what one study produced on all targets.
@@ -67,8 +71,9 @@ func (r *Runner) say(format string, args ...any) {
 }
 
 // Run runs one study: its settings on every target, Setup per target, then
-// every repetition of every case on every target, interleaved (rep 1: case
-// 1 on A, B; case 2 on A, B; …; rep 2: …), then Teardown and the settings
+// every repetition of every case on every target, interleaved in rounds
+// (rep 1: case 1 on A, B; case 2 on B, A; …; rep 2: case 1 on B, A; …: see
+// roundOrder for the balanced, seeded order), then Teardown and the settings
 // restored — also when it fails or ctx is cancelled. What was measured
 // before an error is in the outcome and the store.
 func (r *Runner) Run(ctx context.Context, st Study, params Params) (out *Outcome, err error) {
@@ -123,6 +128,7 @@ func (r *Runner) Run(ctx context.Context, st Study, params Params) (out *Outcome
 		}
 	}()
 
+	r.OrderSeed = newOrderSeed(r.OrderSeed)
 	if err := r.storeInfo(ctx, info, params, plan, reps); err != nil {
 		return out, err
 	}
@@ -163,9 +169,11 @@ func (r *Runner) Run(ctx context.Context, st Study, params Params) (out *Outcome
 
 	clock.prepare = clock.mark()
 	total, done := reps*len(plan.Cases)*len(sessions), 0
+	order := roundOrder{seed: r.OrderSeed}
 	for rep := 1; rep <= reps; rep++ {
-		for _, c := range plan.Cases {
-			for _, s := range sessions {
+		for ci, c := range plan.Cases {
+			for _, k := range order.targets(rep, ci, len(sessions)) {
+				s := sessions[k]
 				if err := ctx.Err(); err != nil {
 					return out, err
 				}
@@ -204,7 +212,8 @@ func (r *Runner) storeInfo(ctx context.Context, info Info, params Params, plan P
 	if r.Store == nil {
 		return nil
 	}
-	si := results.StudyInfo{Name: info.Name, Title: info.Title, Source: info.Source, Params: params.Text(), Reps: reps}
+	si := results.StudyInfo{Name: info.Name, Title: info.Title, Source: info.Source, Params: params.Text(), Reps: reps,
+		Order: OrderScheme, OrderSeed: OrderSeedText(r.OrderSeed)}
 	for _, s := range pgserver.MergeSettings(plan.Settings, r.Settings...) {
 		si.Settings = append(si.Settings, s.String())
 	}
