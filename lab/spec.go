@@ -51,6 +51,11 @@ type Spec struct {
 	Quick bool
 	// Alpha is the significance level of the comparisons (0 means 0.05).
 	Alpha float64
+	// AA compares two identical managed servers: the one version of
+	// Versions started twice, as targets "a" and "b", with the same initdb
+	// choices, settings and environment. It is the calibration run: a
+	// report of an A/A run should call no change.
+	AA bool
 	// OrderSeed seeds the order of the targets within each round; 0 draws
 	// one, which the run records (a seed repeats a run's order).
 	OrderSeed uint64
@@ -158,23 +163,9 @@ func (s *Spec) Targets() ([]Target, error) {
 			return nil, inputError("--env %s: %v", p.Name, err)
 		}
 	}
-	var managed []Target
-	majors := map[int]int{}
-	for _, v := range s.Versions {
-		majors[v.Major]++
-	}
-	for _, v := range s.Versions {
-		name := fmt.Sprintf("pg%d", v.Major)
-		if majors[v.Major] > 1 {
-			name = "pg" + v.String()
-		}
-		managed = append(managed, Target{base: name, Version: v})
-	}
-	for _, c := range s.Configs {
-		if err := pgserver.ValidateName(c.Name); err != nil {
-			return nil, inputError("--config %s: %v", c.Name, err)
-		}
-		managed = append(managed, Target{base: c.Name, Version: c.Version, Settings: c.Settings})
+	managed, err := s.managedTargets()
+	if err != nil {
+		return nil, err
 	}
 	for _, t := range managed {
 		for _, e := range s.withEnvs(t) {
@@ -198,6 +189,44 @@ func (s *Spec) Targets() ([]Target, error) {
 		return nil, inputError("--env applies to servers pglab starts (--versions); --target %s is not one", s.Servers[0].Name)
 	}
 	return out, nil
+}
+
+// AATargets names the two identical servers of an A/A run.
+var AATargets = [2]string{"a", "b"}
+
+// managedTargets returns the servers pglab starts, before environments:
+// one per version, then one per configuration; for an A/A run, the one
+// version twice.
+func (s *Spec) managedTargets() ([]Target, error) {
+	if s.AA {
+		switch {
+		case len(s.Versions) != 1 || len(s.Configs) > 0:
+			return nil, inputError("--aa compares one version with itself: give exactly one, e.g. --aa --versions 17 (and no --config)")
+		case len(s.Servers) > 0:
+			return nil, inputError("--aa starts two identical managed servers: it takes --versions N, not --target")
+		}
+		v := s.Versions[0]
+		return []Target{{base: AATargets[0], Version: v}, {base: AATargets[1], Version: v}}, nil
+	}
+	var managed []Target
+	majors := map[int]int{}
+	for _, v := range s.Versions {
+		majors[v.Major]++
+	}
+	for _, v := range s.Versions {
+		name := fmt.Sprintf("pg%d", v.Major)
+		if majors[v.Major] > 1 {
+			name = "pg" + v.String()
+		}
+		managed = append(managed, Target{base: name, Version: v})
+	}
+	for _, c := range s.Configs {
+		if err := pgserver.ValidateName(c.Name); err != nil {
+			return nil, inputError("--config %s: %v", c.Name, err)
+		}
+		managed = append(managed, Target{base: c.Name, Version: c.Version, Settings: c.Settings})
+	}
+	return managed, nil
 }
 
 func named(sv Server) string {

@@ -113,3 +113,31 @@ func TestStudies(t *testing.T) {
 		t.Errorf("StudyNames with an unknown study: %v", err)
 	}
 }
+
+func TestAATargetsAreOneVersionTwice(t *testing.T) {
+	got, err := (&Spec{AA: true, Versions: versions(t, "17"), Settings: []pgserver.Setting{{Name: "work_mem", Value: "4MB"}}}).Targets()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if names(got) != "a b" {
+		t.Fatalf("targets %q, want \"a b\"", names(got))
+	}
+	if got[0].Version != got[1].Version || len(got[0].Settings) != 0 || len(got[1].Settings) != 0 {
+		t.Errorf("the two servers differ: %+v vs %+v", got[0], got[1])
+	}
+	withEnv, err := (&Spec{AA: true, Versions: versions(t, "17"), Envs: []env.Profile{env.T3Micro}}).Targets()
+	if err != nil || names(withEnv) != "a@t3.micro b@t3.micro" {
+		t.Errorf("A/A in an environment: %q, %v", names(withEnv), err)
+	}
+	bad := []Spec{
+		{AA: true, Versions: versions(t, "16", "17")},
+		{AA: true},
+		{AA: true, Versions: versions(t, "17"), Configs: []Config{{Name: "x"}}},
+		{AA: true, Versions: versions(t, "17"), Servers: []Server{{Name: "prod", DSN: "postgres://x@y/z"}}},
+	}
+	for _, s := range bad {
+		if _, err := s.Targets(); err == nil || !strings.Contains(err.Error(), "--aa") {
+			t.Errorf("%+v: error %v, want one naming --aa", s, err)
+		}
+	}
+}

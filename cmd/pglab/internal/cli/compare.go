@@ -27,7 +27,11 @@ type compareSpec struct {
 	reps    int
 	quick   bool
 	alpha   float64
-	out     string
+	// aa compares two identical servers of the one version (--aa).
+	aa bool
+	// orderSeed repeats a run's order of targets within rounds.
+	orderSeed uint64
+	out       string
 	// details prints every table on the terminal, not only the primary
 	// ones.
 	details bool
@@ -54,7 +58,8 @@ Study parameters: --param study.name=value (e.g. --param vacuum.rows=1000000), o
 --param name=value for every study that has it.`,
 		Example: `  pglab compare --versions 16,17 --quick
   pglab compare --versions 16,17,18 --studies vacuum,copy-errors --reps 5
-  pglab compare --versions 17 --config small:shared_buffers=128MB --config big:shared_buffers=1GB --studies tps`,
+  pglab compare --versions 17 --config small:shared_buffers=128MB --config big:shared_buffers=1GB --studies tps
+  pglab compare --aa --versions 17 --quick`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			spec.studies = strings.Split(studies, ",")
@@ -73,6 +78,8 @@ Study parameters: --param study.name=value (e.g. --param vacuum.rows=1000000), o
 	f.StringArrayVar(&spec.configs, "config", nil, "a configuration NAME:k=v,k=v of one managed version (repeatable; one server each)")
 	f.StringVar(&spec.out, "out", "pglab-report", "directory for report.md, report.html and report.json")
 	f.Float64Var(&spec.alpha, "alpha", 0.05, "significance level of the comparisons")
+	f.BoolVar(&spec.aa, "aa", false, "an A/A run: two identical managed servers a and b of the one version given (--versions 17), to calibrate: its report should call no change")
+	f.Uint64Var(&spec.orderSeed, "order-seed", 0, "seed of the order of the targets within each round (default: a new one; every report records the seed its run used)")
 	f.BoolVar(&spec.details, "details", false, "print every table (further metrics, the servers' output), not only the summary, the setup and the primary tables; the files always have everything")
 	return cmd
 }
@@ -103,13 +110,16 @@ func runCompare(env *Env, spec *compareSpec) error {
 			return err
 		}
 	}
-	ls := &lab.Spec{Name: spec.name, Studies: runs, Reps: spec.reps, Quick: spec.quick, Alpha: spec.alpha}
+	ls := &lab.Spec{Name: spec.name, Studies: runs, Reps: spec.reps, Quick: spec.quick, Alpha: spec.alpha, AA: spec.aa, OrderSeed: spec.orderSeed}
 	err = tf.fill(ls)
 	out := spec.out
 	if out == "" {
 		out = "pglab-report"
 	}
 	extra := map[string]any{"studies": names, "quick": spec.quick, "reps": spec.reps, "checksums": ls.Checksums, "alpha": spec.alpha}
+	if spec.aa {
+		extra["aa"] = true
+	}
 	if spec.name != "" {
 		extra["name"] = spec.name
 	}
