@@ -9,6 +9,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/pglab/pglab/env"
+	"github.com/pglab/pglab/internal/coldcache"
 	"github.com/pglab/pglab/observe"
 )
 
@@ -54,7 +55,8 @@ func (s *Session) Measure(ctx context.Context, work *pgx.Conn, fn func(context.C
 }
 
 // MeasureStep is Measure with the step's name for the bottleneck notes
-// ("scan", "run", "VACUUM"). While the step runs, the machine's CPU and
+// ("scan", "run", "VACUUM"). On a local server the file system's dirty
+// pages are written out first (the same starting state on every target). While the step runs, the machine's CPU and
 // the data directory's disk are sampled (local servers), and so are the
 // server's wait events; their summaries are recorded as metrics of the
 // current case (cpu_busy_pct, iowait_pct, disk_read_mb_s, …,
@@ -67,6 +69,15 @@ func (s *Session) MeasureStep(ctx context.Context, name string, work *pgx.Conn, 
 	obs, err := s.observer(ctx)
 	if err != nil {
 		return nil, err
+	}
+	if s.Target.DataDir != "" {
+		// Every step starts with no dirty page cache: the kernel's
+		// write-back of what a target did before (this one's set-up, or
+		// the other target's step just before) would otherwise run, and
+		// be counted, inside this step.
+		if err := coldcache.WriteBack(s.Target.DataDir); err != nil {
+			return nil, err
+		}
 	}
 	before, err := observe.Snapshot(ctx, obs)
 	if err != nil {

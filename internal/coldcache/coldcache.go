@@ -125,3 +125,18 @@ func Resident(path string) (int64, error) {
 	}
 	return n, nil
 }
+
+// WriteBack writes out the dirty pages of the file system that holds dir
+// (syncfs), so that the kernel's write-back of earlier work does not run
+// during what is measured next.
+func WriteBack(dir string) error {
+	f, err := os.Open(dir)
+	if err != nil {
+		return fmt.Errorf("write back dirty pages: %w", err)
+	}
+	defer f.Close()
+	if err := unix.Syncfs(int(f.Fd())); err != nil {
+		return fmt.Errorf("write back dirty pages of %s: syncfs: %w", dir, err)
+	}
+	return nil
+}
