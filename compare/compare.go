@@ -1,6 +1,7 @@
 package compare
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"slices"
@@ -28,6 +29,14 @@ type Options struct {
 	// the median. 0 means DefaultConfidence; otherwise it must be in
 	// (0, 1).
 	Confidence float64
+
+	// MinChange is the practical floor of AnalyzeFamily as a fraction of
+	// the baseline (0.05 = 5 %): smaller changes are never called, and a
+	// change whose interval lies within ± MinChange is "same". 0 means
+	// DefaultMinChange, a negative value (NoFloor) a floor of 0; it must
+	// be below 1. Cells may set their own (Cell.Floor). Analyze ignores
+	// it.
+	MinChange float64
 }
 
 // Input holds the samples of one metric for one case (one study with one
@@ -137,9 +146,11 @@ type Change struct {
 	// for exact metrics the most frequent values), in the metric's unit.
 	BaseCenter, Center float64
 
-	// P is the two-sided Mann-Whitney U test's p-value. It is 1 when all
-	// samples of both sides are equal (as benchstat), 0 for an exact
-	// metric (no test is done), and NaN when a side has no samples.
+	// P is the two-sided Mann-Whitney U test's p-value: exact (given the
+	// ties) up to 50 values a side, 25 with ties, else the normal
+	// approximation. It is 1 when all samples of both sides are equal
+	// (as benchstat), 0 for an exact metric (no test is done), and NaN
+	// when a side has no samples. It is never below MinP.
 	P float64
 
 	// N1 and N2 are the sample sizes of the baseline and of the target.
@@ -148,8 +159,10 @@ type Change struct {
 	// Alpha is the significance level used.
 	Alpha float64
 
-	// Significant reports whether the change is real: p <= Alpha, or for
-	// an exact metric, whether the two values differ.
+	// Significant reports whether the change is real: p <= Alpha with
+	// enough samples for the test to reach Alpha (MinP <= Alpha), or for
+	// an exact metric, whether the two values differ. Analyze tests each
+	// change alone; after AnalyzeFamily it is Outcome == OutcomeChanged.
 	Significant bool
 
 	// Ratio is Center/BaseCenter: 1 when both are equal (0/0 included),
@@ -184,6 +197,88 @@ type Change struct {
 	// adds "need more samples to detect a difference at alpha level
 	// 0.05: the smallest p-value possible with n=3+4 is 0.057".
 	Warnings []string
+
+	// MinP is the smallest p-value the U test can give for N1 and N2
+	// samples (UTestMinP). A change with MinP > Alpha can never be
+	// significant, and a p below MinP is impossible and never
+	// significant either. NaN for an exact comparison (no test).
+	MinP float64
+
+	// RatioEst is the Hodges-Lehmann estimate of Center/BaseCenter: the
+	// median of the N1·N2 pairwise ratios target/baseline (computed on
+	// log values). It is what the floor and the outcome texts use; it is
+	// close to, but not always equal to, Ratio, the ratio of the
+	// medians. When a value is ≤ 0, logs are impossible: RelativeDiff is
+	// set and RatioEst is 1 + (median of the pairwise differences) /
+	// |baseline median|. NaN when that median is 0 or a side has no
+	// samples. For an exact comparison it is Ratio.
+	RatioEst float64
+
+	// RatioLo and RatioHi are the exact Moses confidence limits of
+	// RatioEst at level 1 − Alpha (95 % by default), valid for unequal
+	// N1 and N2; RatioConfidence is their actual coverage (≥ 1 − Alpha,
+	// e.g. 0.968 at n=5+5). When the samples are too small for that
+	// level (MinP > Alpha) the interval is unbounded: RatioLo is 0 (−Inf
+	// when RelativeDiff) and RatioHi +Inf, with RatioConfidence 1. NaN
+	// when RatioEst is NaN; equal to RatioEst for an exact comparison.
+	RatioLo, RatioHi float64
+
+	// RatioConfidence is the actual coverage of [RatioLo, RatioHi].
+	RatioConfidence float64
+
+	// SameLo and SameHi are the Moses limits at level 1 − 2·Alpha (90 %
+	// by default), the interval of the equivalence decision ("same":
+	// two one-sided tests at level Alpha, Schuirmann's TOST).
+	SameLo, SameHi float64
+
+	// RelativeDiff reports that the ratio fields were computed from
+	// differences relative to the baseline median because a value was
+	// ≤ 0 (see RatioEst).
+	RelativeDiff bool
+
+	// MDEPercent is the smallest change, in percent of the baseline, that
+	// these repetitions could have detected: the half-width of the Moses
+	// interval of the ratio at the two-sided level MDEAlpha, (exp((log
+	// hi − log lo)/2) − 1)·100. A true change of that size would be
+	// significant about half of the time; smaller ones mostly go unseen.
+	// +Inf when N1 and N2 are too small to reach MDEAlpha at all, NaN
+	// without an estimate, 0 for an exact comparison. Analyze uses
+	// MDEAlpha = Alpha; AnalyzeFamily uses the p a change of the family
+	// needs to be called under Benjamini-Hochberg (see Family).
+	MDEPercent float64
+
+	// MDEAlpha is the two-sided level MDEPercent refers to.
+	MDEAlpha float64
+
+	// The fields below are set by AnalyzeFamily only. Analyze leaves Q
+	// NaN and Outcome OutcomeNone.
+
+	// InFamily reports that the change is one of the family's tests: a
+	// callable cell compared with the U test whose sample sizes can
+	// reach p ≤ Alpha.
+	InFamily bool
+
+	// Q is the Benjamini-Hochberg adjusted p-value within the family
+	// (NaN outside it).
+	Q float64
+
+	// Called reports that the change is called a change: in the family
+	// with Q ≤ Alpha, an attainable p and |RatioEst − 1| ≥ Floor, or a
+	// callable exact comparison whose values differ. When AnalyzeFamily
+	// set the outcome, Significant equals Called and Verdict and Delta
+	// follow it.
+	Called bool
+
+	// Outcome is changed, same or unresolved (see Outcome).
+	Outcome Outcome
+
+	// Floor is the practical floor used, as a fraction (0.05 = 5 %).
+	Floor float64
+
+	// BelowFloor reports a change that passed the test (Q ≤ Alpha, or
+	// p ≤ Alpha outside the family) but whose size is below Floor: it
+	// prints as "~ (below floor)", never as a change.
+	BelowFloor bool
 }
 
 // String returns the change as benchstat prints it in its "vs base" column:
@@ -293,19 +388,32 @@ func (r *Result) Change(name string) (Change, bool) {
 // It returns an error for input it cannot analyse: no targets, a target
 // with an empty name, a repeated Order entry, a value that is NaN or
 // infinite, or options out of range.
+//
+// Analyze looks at one cell alone: its Significant is the raw test at
+// Alpha. A report of many cells should use AnalyzeFamily, which corrects
+// for the number of tests and applies the practical floor.
 func Analyze(in Input, opts Options) (*Result, error) {
+	res, _, err := analyze(in, opts, false)
+	return res, err
+}
+
+// analyze is Analyze, also returning the pairwise differences behind each
+// change (nil for exact comparisons and missing sides). With testVaried,
+// an exact metric whose values vary within a side is compared with the U
+// test instead of benchstat's comparison of the most frequent values.
+func analyze(in Input, opts Options, testVaried bool) (*Result, []*effect, error) {
 	alpha, confidence, err := opts.levels()
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	order, err := in.order()
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	for _, name := range order {
 		for i, v := range in.Samples[name] {
 			if math.IsNaN(v) || math.IsInf(v, 0) {
-				return nil, fmt.Errorf("compare %s: target %q, repetition %d: value %v is not a finite number", metricLabel(in.Metric), name, i+1, v)
+				return nil, nil, fmt.Errorf("compare %s: target %q, repetition %d: value %v is not a finite number", metricLabel(in.Metric), name, i+1, v)
 			}
 		}
 	}
@@ -318,28 +426,29 @@ func Analyze(in Input, opts Options) (*Result, error) {
 	}
 	thresholds := benchmath.DefaultThresholds
 	thresholds.CompareAlpha = alpha
-	samples := make(map[string]*benchmath.Sample, len(order))
 	for _, name := range order {
 		values := in.Samples[name]
 		var sample *benchmath.Sample
 		if len(values) > 0 {
 			// NewSample sorts in place: give it a copy.
 			sample = benchmath.NewSample(slices.Clone(values), &thresholds)
-			samples[name] = sample
 		}
 		res.Targets = append(res.Targets, summarize(name, values, sample, in.Metric, confidence))
 	}
 	if in.Baseline == "" {
-		return res, nil
+		return res, nil, nil
 	}
 	base, _ := res.Target(in.Baseline)
+	var effects []*effect
 	for _, sum := range res.Targets {
 		if sum.Target == in.Baseline {
 			continue
 		}
-		res.Changes = append(res.Changes, compareTargets(in.Metric, alpha, base, sum, samples[base.Target], samples[sum.Target]))
+		c, e := compareTargets(in.Metric, alpha, base, sum, testVaried)
+		res.Changes = append(res.Changes, c)
+		effects = append(effects, e)
 	}
-	return res, nil
+	return res, effects, nil
 }
 
 // levels returns the options with the defaults filled in.
@@ -435,8 +544,11 @@ func summarize(name string, values []float64, sample *benchmath.Sample, m Metric
 }
 
 // compareTargets compares the target summarised by t with the baseline
-// summarised by b; bs and ts are their benchmath samples (nil when empty).
-func compareTargets(m Metric, alpha float64, b, t Summary, bs, ts *benchmath.Sample) Change {
+// summarised by b. It returns the change and, for a U-test comparison, the
+// pairwise differences of the two samples. An exact metric is compared
+// exactly unless testVaried is set and its values vary within a side.
+func compareTargets(m Metric, alpha float64, b, t Summary, testVaried bool) (Change, *effect) {
+	nan := math.NaN()
 	c := Change{
 		Metric:     m,
 		Baseline:   b.Target,
@@ -446,9 +558,13 @@ func compareTargets(m Metric, alpha float64, b, t Summary, bs, ts *benchmath.Sam
 		N1:         b.N,
 		N2:         t.N,
 		Alpha:      alpha,
+		MinP:       nan,
+		RatioEst:   nan, RatioLo: nan, RatioHi: nan, RatioConfidence: nan,
+		SameLo: nan, SameHi: nan,
+		MDEPercent: nan, MDEAlpha: alpha,
+		Q: nan,
 	}
-	if bs == nil || ts == nil {
-		nan := math.NaN()
+	if b.N == 0 || t.N == 0 {
 		c.P, c.Ratio, c.Percent = nan, nan, nan
 		c.Delta = "?"
 		c.Stats = benchmath.Comparison{N1: c.N1, N2: c.N2}.String()
@@ -458,37 +574,85 @@ func compareTargets(m Metric, alpha float64, b, t Summary, bs, ts *benchmath.Sam
 				c.Warnings = append(c.Warnings, fmt.Sprintf("no samples for %s", s.Target))
 			}
 		}
-		return c
-	}
-
-	cmp := assumption(m).Compare(bs, ts)
-	// The U test's two-sided p doubles a one-sided tail; with ties in
-	// tiny samples that can exceed 1 (p=1.333 for {100, 50} vs {100}).
-	// A probability is at most 1.
-	cmp.P = math.Min(cmp.P, 1)
-	c.P = cmp.P
-	c.Delta = cmp.FormatDelta(b.Center, t.Center)
-	c.Stats = cmp.String()
-	c.Warnings = appendWarnings(c.Warnings, cmp.Warnings)
-	if m.Exact {
-		c.Significant = b.Center != t.Center
-	} else {
-		c.Significant = !(cmp.P > cmp.Alpha)
-		if !c.Significant && len(cmp.Warnings) == 0 {
-			// benchmath warns about too few samples only when both
-			// sides are below the size needed; with unequal sizes
-			// (say 3+4 or 1+10) a difference may still be out of
-			// reach.
-			if minP := uTestMinP(c.N1, c.N2); minP > alpha {
-				c.Warnings = append(c.Warnings, fmt.Sprintf(
-					"need more samples to detect a difference at alpha level %v: the smallest p-value possible with n=%d+%d is %.3f",
-					alpha, c.N1, c.N2, minP))
-			}
-		}
+		return c, nil
 	}
 	c.Ratio, c.Percent = ratio(b.Center, t.Center)
-	c.Verdict = verdict(m, c.Significant, b.Center, t.Center)
-	return c
+	if m.Exact && (!testVaried || constant(b.Values) && constant(t.Values)) {
+		// No test: the values are what they are. Comparison's zero
+		// Alpha keeps FormatDelta from printing "~", as benchmath's
+		// AssumeExact.
+		cmp := benchmath.Comparison{N1: c.N1, N2: c.N2}
+		c.Delta = cmp.FormatDelta(b.Center, t.Center)
+		c.Stats = cmp.String()
+		c.Significant = b.Center != t.Center
+		c.RatioEst, c.RatioLo, c.RatioHi, c.RatioConfidence = c.Ratio, c.Ratio, c.Ratio, 1
+		c.SameLo, c.SameHi = c.Ratio, c.Ratio
+		c.MDEPercent = 0
+		c.Verdict = verdict(m, c.Significant, b.Center, t.Center)
+		return c, nil
+	}
+	e := c.uTest(b, t)
+	c.Verdict = verdict(Metric{Direction: m.Direction}, c.Significant, b.Center, t.Center)
+	return c, e
+}
+
+// uTest fills in the U test and the effect estimates of c.
+func (c *Change) uTest(b, t Summary) *effect {
+	_, p, err := uTest(b.Values, t.Values)
+	cmp := benchmath.Comparison{P: p, N1: c.N1, N2: c.N2, Alpha: c.Alpha}
+	c.MinP = uTestMinP(c.N1, c.N2)
+	if err != nil {
+		cmp.Warnings = []error{err}
+	} else if p > c.Alpha {
+		if w := needSamplesWarning(c.N1, c.N2, c.Alpha); w != "" {
+			cmp.Warnings = []error{errors.New(w)}
+		}
+	}
+	c.P = p
+	c.Significant = attainable(p, c.MinP, c.Alpha)
+	c.Delta = cmp.FormatDelta(b.Center, t.Center)
+	if !c.Significant {
+		c.Delta = "~"
+	}
+	c.Stats = cmp.String()
+	c.Warnings = appendWarnings(c.Warnings, cmp.Warnings)
+	if c.Metric.Exact {
+		c.Warnings = append(c.Warnings, "exact metric varied between repetitions: compared with the U test")
+	}
+	if !c.Significant && len(cmp.Warnings) == 0 && c.MinP > c.Alpha {
+		// benchmath warns about too few samples only when both sides
+		// are below the size needed; with unequal sizes (say 3+4 or
+		// 1+10) a difference may still be out of reach.
+		c.Warnings = append(c.Warnings, fmt.Sprintf(
+			"need more samples to detect a difference at alpha level %v: the smallest p-value possible with n=%d+%d is %.3f",
+			c.Alpha, c.N1, c.N2, c.MinP))
+	}
+	e := newEffect(b.Values, t.Values)
+	c.RelativeDiff = e.scale == scaleDiff
+	c.RatioEst = e.estimate()
+	c.RatioLo, c.RatioHi, c.RatioConfidence = e.interval(c.Alpha)
+	c.SameLo, c.SameHi, _ = e.interval(math.Min(2*c.Alpha, 1))
+	c.MDEPercent = e.halfWidthPercent(c.Alpha)
+	return e
+}
+
+// attainable reports whether p is significant at alpha and could have come
+// out of the U test at all: a p below minP, the smallest p the sample
+// sizes allow, is an error somewhere and never significant, nor is any p
+// when minP > alpha.
+func attainable(p, minP, alpha float64) bool {
+	const slack = 1e-9 // rounding in p and minP
+	return p <= alpha*(1+slack) && minP <= alpha*(1+slack) && p >= minP*(1-slack)
+}
+
+// constant reports whether all values of x are equal.
+func constant(x []float64) bool {
+	for _, v := range x {
+		if v != x[0] {
+			return false
+		}
+	}
+	return true
 }
 
 // ratio returns new/old and the relative change in percent, with 0/0 taken

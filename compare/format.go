@@ -99,7 +99,19 @@ func FormatSummary(s Summary, m Metric) string {
 //   - otherwise the relative change: "−69 %", "+2.8 %", "+0.35 %", or
 //     for an exact metric that changed by less than 0.01 % the difference
 //     itself: "+1 rows".
+//
+// After AnalyzeFamily it is the outcome in short: the called change as
+// above (from RatioEst, see OutcomeText), "same" ("=" for an exact
+// metric), "~" for unresolved, "?" without samples.
 func (c Change) Text() string {
+	if c.Outcome != OutcomeNone {
+		return c.shortOutcome()
+	}
+	return c.centersText()
+}
+
+// centersText is Text computed from the verdict and the two centers.
+func (c Change) centersText() string {
 	switch c.Verdict {
 	case Unknown:
 		return "?"
@@ -139,13 +151,22 @@ func (c Change) Text() string {
 // "1,204 tps → 1,190 tps, ~". Exact metrics print their values exactly.
 // When a side has no samples it prints "?" for it, and when the baseline is
 // 0 the values alone ("0 bytes → 12 MB").
+//
+// After AnalyzeFamily the values are followed by OutcomeText: "10.4 s →
+// 1.8 s, 5.7× faster (p=0.002 q=0.031 n=6)", "1,204 tps → 1,190 tps,
+// same (within ±5 %; n=6)", "… , ~ (could not see changes under ±7.2 %;
+// n=4)".
 func (c Change) Detail() string {
 	format := FormatValue
 	if c.Metric.Exact {
 		format = FormatExact
 	}
 	s := format(c.BaseCenter, c.Metric.Unit) + arrow + format(c.Center, c.Metric.Unit)
-	if t := c.Text(); t != "?" {
+	t := c.Text()
+	if c.Outcome != OutcomeNone {
+		t = c.OutcomeText()
+	}
+	if t != "?" {
 		s += ", " + t
 	}
 	return s

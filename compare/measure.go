@@ -1,0 +1,165 @@
+package compare
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"strings"
+
+	"github.com/aclements/go-moremath/stats"
+)
+
+// MeasureSummary summarises one metric of one target across the cases of
+// a report (the report's summary row), without cherry-picking: counts of
+// the outcomes, the direction of the called changes, their geometric
+// mean, and the largest change only when it was called.
+type MeasureSummary struct {
+	// Metric and Target are the changes' metric and target; Baseline
+	// their baseline.
+	Metric           Metric
+	Target, Baseline string
+
+	// Cases is the number of changes summarised.
+	Cases int
+
+	// Changed, Same and Unresolved count the outcomes. Changed counts
+	// called changes and the changed exact comparisons of auxiliary
+	// cells; Called counts the calls alone.
+	Changed, Same, Unresolved, Called int
+
+	// Better, Worse, Higher and Lower count the called changes by
+	// verdict (Higher and Lower for neutral metrics).
+	Better, Worse, Higher, Lower int
+
+	// BelowFloor counts changes that passed the test below the floor.
+	BelowFloor int
+
+	// Geomean is the geometric mean of RatioEst over the called changes
+	// (target/baseline); HasGeomean is false when nothing was called or a
+	// ratio is not > 0.
+	Geomean    float64
+	HasGeomean bool
+
+	// Largest is the index (in the input) of the called change with the
+	// largest |log RatioEst|, or -1 when nothing was called.
+	Largest int
+
+	// largest is the change at Largest.
+	largest Change
+}
+
+// SummarizeMeasure summarises changes, the changes of one metric of one
+// target against one baseline across cases, as decided by AnalyzeFamily.
+// It returns an error when changes is empty, mixes metrics, targets or
+// baselines, or holds a change without an outcome.
+func SummarizeMeasure(changes []Change) (MeasureSummary, error) {
+	if len(changes) == 0 {
+		return MeasureSummary{}, errors.New("compare: summary of no changes")
+	}
+	first := changes[0]
+	s := MeasureSummary{Metric: first.Metric, Target: first.Target, Baseline: first.Baseline, Cases: len(changes), Largest: -1}
+	var ratios []float64
+	best := -1.0
+	for i, c := range changes {
+		if c.Metric != first.Metric || c.Target != first.Target || c.Baseline != first.Baseline {
+			return MeasureSummary{}, fmt.Errorf("compare: summary: change %d is %s %s/%s, change 1 is %s %s/%s",
+				i+1, metricLabel(c.Metric), c.Target, c.Baseline, metricLabel(first.Metric), first.Target, first.Baseline)
+		}
+		switch c.Outcome {
+		case OutcomeNone:
+			return MeasureSummary{}, fmt.Errorf("compare: summary: change %d has no outcome (not from AnalyzeFamily)", i+1)
+		case OutcomeChanged:
+			s.Changed++
+		case OutcomeSame:
+			s.Same++
+		case OutcomeUnresolved:
+			s.Unresolved++
+		}
+		if c.BelowFloor {
+			s.BelowFloor++
+		}
+		if !c.Called {
+			continue
+		}
+		s.Called++
+		s.countVerdict(c.Verdict)
+		r := c.RatioEst
+		ratios = append(ratios, r)
+		size := math.Abs(math.Log(r))
+		if !(r > 0) || math.IsInf(size, 0) {
+			size = math.Inf(1)
+		}
+		if size > best {
+			best, s.Largest, s.largest = size, i, c
+		}
+	}
+	if g := stats.GeoMean(ratios); len(ratios) > 0 && g > 0 && !math.IsInf(g, 0) {
+		s.Geomean, s.HasGeomean = g, true
+	}
+	return s, nil
+}
+
+// countVerdict counts a called change's verdict.
+func (s *MeasureSummary) countVerdict(v Verdict) {
+	switch v {
+	case Better:
+		s.Better++
+	case Worse:
+		s.Worse++
+	case Higher:
+		s.Higher++
+	case Lower:
+		s.Lower++
+	}
+}
+
+// Text returns the summary in one line, e.g. "3 of 8 cases changed (2
+// faster, 1 slower; geomean +12 %), 4 same, 1 unresolved; largest 2.7×
+// faster" or "0 of 8 cases changed, 6 same, 2 unresolved". The largest
+// change is named only when called, and the geometric mean only over
+// called changes.
+func (s MeasureSummary) Text() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%d of %s changed", s.Changed, plural(s.Cases, "case"))
+	var dirs []string
+	for _, d := range []struct {
+		n    int
+		word Verdict
+	}{{s.Better, Better}, {s.Worse, Worse}, {s.Higher, Higher}, {s.Lower, Lower}} {
+		if d.n > 0 {
+			dirs = append(dirs, fmt.Sprintf("%d %s", d.n, Change{Metric: s.Metric, Verdict: d.word}.Word()))
+		}
+	}
+	if len(dirs) > 0 {
+		b.WriteString(" (" + strings.Join(dirs, ", "))
+		if s.HasGeomean && s.Called > 1 {
+			b.WriteString("; geomean " + s.ratioText(s.Geomean))
+		}
+		b.WriteString(")")
+	}
+	fmt.Fprintf(&b, ", %d same, %d unresolved", s.Same, s.Unresolved)
+	if s.BelowFloor > 0 {
+		fmt.Fprintf(&b, " (%d below the floor)", s.BelowFloor)
+	}
+	if s.Largest >= 0 {
+		b.WriteString("; largest " + s.largest.effectText())
+	}
+	return b.String()
+}
+
+// ratioText formats a ratio of the summary's metric: "2.7× faster" for a
+// speed metric's factor of 2 or more, else "+12 %".
+func (s MeasureSummary) ratioText(r float64) string {
+	c := Change{Metric: s.Metric, RatioEst: r, BaseCenter: 1, Center: r, MinP: 0}
+	c.Verdict = verdict(Metric{Direction: s.Metric.Direction}, true, 1, r)
+	if speedWords(s.Metric) {
+		f := r
+		if f < 1 {
+			f = 1 / f
+		}
+		if f >= factorThreshold {
+			return formatFactor(f) + timesSign + " " + c.Word()
+		}
+	}
+	return formatSignedNumber((r-1)*100) + " %"
+}
