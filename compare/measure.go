@@ -115,9 +115,9 @@ func (s *MeasureSummary) countVerdict(v Verdict) {
 
 // Text returns the summary in one line, e.g. "3 of 8 cases changed (2
 // faster, 1 slower; geomean +12 %), 4 same, 1 unresolved; largest 2.7×
-// faster" or "0 of 8 cases changed, 6 same, 2 unresolved". The largest
-// change is named only when called, and the geometric mean only over
-// called changes.
+// faster" or "0 of 8 cases changed, 6 same, 2 unresolved; 1 below the
+// floor". The largest change is named only when called, and the
+// geometric mean only over called changes (from two on).
 func (s MeasureSummary) Text() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%d of %s changed", s.Changed, plural(s.Cases, "case"))
@@ -139,7 +139,7 @@ func (s MeasureSummary) Text() string {
 	}
 	fmt.Fprintf(&b, ", %d same, %d unresolved", s.Same, s.Unresolved)
 	if s.BelowFloor > 0 {
-		fmt.Fprintf(&b, " (%d below the floor)", s.BelowFloor)
+		fmt.Fprintf(&b, "; %d below the floor", s.BelowFloor)
 	}
 	if s.Largest >= 0 {
 		b.WriteString("; largest " + s.largest.effectText())

@@ -33,7 +33,9 @@ func (c Change) isExact() bool {
 //     (p=0.002 q=0.031 n=6)", "−44 %, better (p=0.002 q=0.02 n=6)",
 //     "+12 %, higher (…)", "+5.0 pp, better (…)"; an exact metric prints
 //     its change alone ("+1 rows", "−69 %");
-//   - same: "same (within ±5 %; n=6)", or "=" for an exact metric;
+//   - same: "same (within ±5 %; n=6)", "same (+3.0 %, within ±5 %; n=6)"
+//     when the test detected a change below the floor, or "=" for an exact
+//     metric;
 //   - unresolved: "~ (could not see changes under ±7.2 %; n=4)"; "~ (+3.1
 //     %, below the 5 % floor; n=6)" when the test passed below the floor;
 //     "~ (n=3+2: too few repetitions to call a change)" when the sample
@@ -58,6 +60,8 @@ func (c Change) OutcomeText() string {
 		return c.effectText() + " (" + c.testText() + ")"
 	case c.Outcome == OutcomeSame && c.isExact():
 		return "="
+	case c.Outcome == OutcomeSame && c.BelowFloor:
+		return fmt.Sprintf("same (%s %%, within ±%s %%; %s)", formatSignedNumber((c.RatioEst-1)*100), formatPct(c.Floor*100), n)
 	case c.Outcome == OutcomeSame:
 		return fmt.Sprintf("same (within ±%s %%; %s)", formatPct(c.Floor*100), n)
 	case c.isExact():
