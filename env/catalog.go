@@ -6,8 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/goccy/go-yaml/ast"
-	"github.com/goccy/go-yaml/parser"
+	"github.com/pglab/pglab/internal/yamlpos"
 )
 
 // Catalog is the profiles a SPEC may name: the built-in ones, then those of
@@ -116,20 +115,6 @@ func LoadCatalog(files ...string) (*Catalog, error) {
 	return c, nil
 }
 
-// FileError is an error in a profiles file, at a line and column.
-type FileError struct {
-	File      string
-	Line, Col int
-	Msg       string
-}
-
-func (e *FileError) Error() string {
-	if e.Line > 0 {
-		return fmt.Sprintf("%s:%d:%d: %s", e.File, e.Line, e.Col, e.Msg)
-	}
-	return fmt.Sprintf("%s: %s", e.File, e.Msg)
-}
-
 // profilesFileExample is shown in errors about the file's shape.
 const profilesFileExample = "NAME: {cpus: 2, memory: 1GiB, read: 87MB/s, doc: …}"
 
@@ -161,115 +146,71 @@ func (c *Catalog) LoadFile(file string) error {
 }
 
 // ParseFile reads the profiles of a profiles file's contents (see
-// [Catalog.LoadFile]); file names the file in errors and origins.
+// [Catalog.LoadFile]); file names the file in errors and origins. Errors
+// are one line, file:line:column: message (a *yamlpos.Error).
 func ParseFile(file string, data []byte) ([]Profile, error) {
-	errAt := func(n ast.Node, format string, args ...any) error {
-		e := &FileError{File: file, Msg: fmt.Sprintf(format, args...)}
-		if n != nil && n.GetToken() != nil {
-			e.Line, e.Col = n.GetToken().Position.Line, n.GetToken().Position.Column
-		}
-		return e
-	}
-	f, err := parser.ParseBytes(data, 0)
+	docs, err := yamlpos.Parse(file, data)
 	if err != nil {
-		return nil, yamlError(file, err)
+		return nil, err
 	}
-	if len(f.Docs) == 0 || f.Docs[0].Body == nil {
+	if len(docs) == 0 || docs[0].Empty() {
 		return nil, nil // an empty file defines nothing
 	}
-	if len(f.Docs) > 1 {
-		return nil, &FileError{File: file, Msg: "want one YAML document"}
+	if len(docs) > 1 {
+		return nil, yamlpos.FileErrorf(file, "want one YAML document")
 	}
-	top, ok := mappingOf(f.Docs[0].Body)
-	if !ok {
-		return nil, errAt(f.Docs[0].Body, "want a mapping of profile names to their keys, e.g. %s", profilesFileExample)
+	top := docs[0]
+	if !top.IsMap() {
+		return nil, top.Errorf("want a mapping of profile names to their keys, e.g. %s", profilesFileExample)
 	}
+	pairs, _ := top.Map()
 	var out []Profile
 	seen := map[string]bool{}
-	for _, kv := range top {
-		name := keyOf(kv)
-		if err := ValidateName(name); err != nil {
-			return nil, errAt(kv.Key, "%v", err)
+	for _, kv := range pairs {
+		p, err := parseProfile(file, kv)
+		if err != nil {
+			return nil, err
 		}
-		if seen[name] {
-			return nil, errAt(kv.Key, "profile %s is defined twice", name)
+		if seen[p.Name] {
+			return nil, kv.KeyNode.In("").Errorf("profile %s is defined twice", p.Name)
 		}
-		seen[name] = true
-		p := Profile{Name: name, Origin: fmt.Sprintf("%s:%d", file, kv.Key.GetToken().Position.Line)}
-		keys, ok := mappingOf(kv.Value)
-		if !ok {
-			if _, null := kv.Value.(*ast.NullNode); !null {
-				return nil, errAt(kv.Value, "%s: want a mapping of keys, e.g. %s", name, profilesFileExample)
-			}
-		}
-		given := map[string]bool{}
-		for _, k := range keys {
-			key := keyOf(k)
-			if given[key] {
-				return nil, errAt(k.Key, "%s.%s: given twice", name, key)
-			}
-			given[key] = true
-			value, ok := scalarOf(k.Value)
-			if !ok {
-				return nil, errAt(k.Value, "%s.%s: want a single value", name, key)
-			}
-			if key == "doc" {
-				p.Doc = value
-				continue
-			}
-			if err := p.set(key, value); err != nil {
-				return nil, errAt(k.Value, "%s: %v", name, err)
-			}
-		}
-		if err := p.check(); err != nil {
-			return nil, errAt(kv.Key, "%s: %v", name, err)
-		}
+		seen[p.Name] = true
 		out = append(out, p)
 	}
 	return out, nil
 }
 
-// yamlError turns a YAML syntax error into a one-line FileError; the
-// library's messages start with "[line:column] ".
-func yamlError(file string, err error) error {
-	msg := err.Error()
-	if i := strings.IndexByte(msg, '\n'); i >= 0 {
-		msg = msg[:i]
+// parseProfile reads one profile of a profiles file: NAME: {key: value, …}.
+func parseProfile(file string, kv yamlpos.Pair) (Profile, error) {
+	name := kv.Key
+	if err := ValidateName(name); err != nil {
+		return Profile{}, kv.KeyNode.In("").Wrap(err)
 	}
-	e := &FileError{File: file, Msg: "invalid YAML: " + strings.TrimSpace(msg)}
-	var line, col int
-	if n, _ := fmt.Sscanf(msg, "[%d:%d]", &line, &col); n == 2 {
-		_, rest, _ := strings.Cut(msg, "] ")
-		e.Line, e.Col, e.Msg = line, col, "invalid YAML: "+strings.TrimSpace(rest)
+	p := Profile{Name: name, Origin: fmt.Sprintf("%s:%d", file, kv.KeyNode.Line())}
+	if !kv.Value.IsMap() && !kv.Value.Null() {
+		return Profile{}, kv.Value.Errorf("want a mapping of keys, e.g. %s", profilesFileExample)
 	}
-	return e
-}
-
-func mappingOf(n ast.Node) ([]*ast.MappingValueNode, bool) {
-	switch v := n.(type) {
-	case *ast.MappingNode:
-		return v.Values, true
-	case *ast.MappingValueNode:
-		return []*ast.MappingValueNode{v}, true
+	keys, _ := kv.Value.Map()
+	given := map[string]bool{}
+	for _, k := range keys {
+		if given[k.Key] {
+			return Profile{}, k.KeyNode.Errorf("given twice")
+		}
+		given[k.Key] = true
+		value, err := k.Value.Scalar()
+		if err != nil {
+			return Profile{}, err
+		}
+		if k.Key == "doc" {
+			p.Doc = value
+			continue
+		}
+		if err := p.set(k.Key, value); err != nil {
+			return Profile{}, k.Value.In(name).Wrap(err)
+		}
 	}
-	return nil, false
-}
-
-func keyOf(kv *ast.MappingValueNode) string {
-	if kv.Key == nil || kv.Key.GetToken() == nil {
-		return ""
+	if err := p.check(); err != nil {
+		return Profile{}, kv.KeyNode.Wrap(err)
 	}
-	return kv.Key.GetToken().Value
-}
-
-func scalarOf(n ast.Node) (string, bool) {
-	switch v := n.(type) {
-	case *ast.StringNode:
-		return v.Value, true
-	case *ast.IntegerNode, *ast.FloatNode, *ast.BoolNode:
-		return n.GetToken().Value, true
-	case *ast.NullNode:
-		return "", true
-	}
-	return "", false
+	return p, nil
 }

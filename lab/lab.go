@@ -77,14 +77,6 @@ type Lab struct {
 	standbys []*pgserver.Standby
 }
 
-// WorkersError is the failure of the workers to join (pglab exits with
-// code 2, as for a load that could not start).
-type WorkersError struct{ Err error }
-
-func (e *WorkersError) Error() string { return e.Err.Error() }
-
-func (e *WorkersError) Unwrap() error { return e.Err }
-
 // New validates a comparison without touching any server or file.
 func New(spec *Spec, opts Options) (*Lab, error) {
 	specs, err := spec.Targets()
@@ -132,11 +124,11 @@ func (l *Lab) ExpandVariants(c study.Configurer, p study.Params) ([]study.Varian
 	versions := len(bases)
 	for _, s := range l.specs {
 		if !s.Managed() {
-			return nil, inputError("this study compares configurations of managed servers: use --versions, not --target %s", s.Name)
+			return nil, inputError(FieldServers, "this study compares configurations of managed servers: use --versions, not --target %s", s.Name)
 		}
 		vs, err := c.Variants(p, s.Version.Major)
 		if err != nil {
-			return nil, inputError("%v", err)
+			return nil, &InputError{Field: FieldStudies, Err: err}
 		}
 		for _, v := range vs {
 			name := v.Name
@@ -190,7 +182,7 @@ func (l *Lab) Open(ctx context.Context) (err error) {
 	}
 	serversTime := time.Since(begun)
 	if l.Store, err = results.Open(ctx, l.spec.Store); err != nil {
-		return &InputError{Msg: err.Error()}
+		return &InputError{Field: FieldStore, Err: err}
 	}
 	extraJSON, _ := json.Marshal(l.opts.Extra)
 	dataDir := ""
@@ -205,7 +197,7 @@ func (l *Lab) Open(ctx context.Context) (err error) {
 		Extra:   extraJSON,
 	})
 	if err != nil {
-		return &InputError{Msg: err.Error()}
+		return &InputError{Field: FieldStore, Err: err}
 	}
 	for _, t := range l.Targets {
 		if err := l.Run.AddTarget(ctx, t.Record(ctx)); err != nil {
@@ -238,7 +230,7 @@ func (l *Lab) openWorkers(ctx context.Context) error {
 	co, err := dist.Listen(dist.Options{Listen: w.Listen, Workers: w.N, Token: w.Token,
 		Version: buildinfo.Version, Stderr: stderr, Quiet: l.opts.Quiet})
 	if err != nil {
-		return &InputError{Msg: err.Error()}
+		return &InputError{Field: FieldWorkers, Err: err}
 	}
 	l.co = co
 	// (printed even under --quiet: the workers need the address)
@@ -253,10 +245,10 @@ func (l *Lab) openWorkers(ctx context.Context) error {
 func (l *Lab) openNamed(ctx context.Context, s Target) (*study.Target, error) {
 	inst, err := pgserver.OpenNamed(s.Named)
 	if err != nil {
-		return nil, &InputError{Msg: fmt.Sprintf("--target %s: %v", s.Named, err)}
+		return nil, inputError(FieldServers, "--target %s: %w", s.Named, err)
 	}
 	if !inst.Running() {
-		return nil, inputError("--target %s: the instance is not running (start it with 'pglab pg start --name %s --version %d')", s.Named, s.Named, inst.Version().Major)
+		return nil, inputError(FieldServers, "--target %s: the instance is not running (start it with 'pglab pg start --name %s --version %d')", s.Named, s.Named, inst.Version().Major)
 	}
 	// An instance started with 'pglab pg start --env' keeps its
 	// environment: restarts go into the same cgroup, steps read its
@@ -319,7 +311,7 @@ func (l *Lab) startManaged(ctx context.Context, s Target, step int, setup func(i
 	if err != nil {
 		var se *pgserver.SettingError
 		if errors.As(err, &se) {
-			return nil, &InputError{Msg: err.Error()}
+			return nil, &InputError{Field: FieldSettings, Err: err}
 		}
 		return nil, err
 	}

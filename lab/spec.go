@@ -69,6 +69,12 @@ type Spec struct {
 	// Workers run the pgbench workloads (tps, tune) from pglab workers
 	// on other machines.
 	Workers Workers
+	// Out is the directory of the reports of compare and plan (report.md,
+	// report.html, report.json); empty means DefaultOut.
+	Out string
+	// Plan is the plan file the comparison was read from; empty for one
+	// given on the command line.
+	Plan string
 	// Unenforced lets a run go on when an environment's limits cannot be
 	// enforced at all on this machine (no cgroup access); otherwise that
 	// is an error.
@@ -128,16 +134,6 @@ type Target struct {
 // Managed reports whether pglab starts the server.
 func (t Target) Managed() bool { return t.DSN == "" && t.Named == "" }
 
-// InputError is a comparison that cannot be run as given: a bad flag or
-// plan field. Its message is one line.
-type InputError struct{ Msg string }
-
-func (e *InputError) Error() string { return e.Msg }
-
-func inputError(format string, args ...any) error {
-	return &InputError{Msg: fmt.Sprintf(format, args...)}
-}
-
 // Targets returns the comparison's servers in report order: the managed
 // versions, then the configurations, each in every environment, then the
 // other servers. Names must be unique; a managed target's name carries its
@@ -147,7 +143,7 @@ func (s *Spec) Targets() ([]Target, error) {
 	seen := map[string]bool{}
 	add := func(t Target) error {
 		if seen[t.Name] {
-			return inputError("target name %q is given twice", t.Name)
+			return inputError("", "target name %q is given twice", t.Name)
 		}
 		seen[t.Name] = true
 		out = append(out, t)
@@ -156,11 +152,11 @@ func (s *Spec) Targets() ([]Target, error) {
 	envNames := map[string]bool{}
 	for _, p := range s.Envs {
 		if envNames[p.Name] {
-			return nil, inputError("--env %s is given twice", p.Name)
+			return nil, inputError(FieldEnvs, "--env %s is given twice", p.Name)
 		}
 		envNames[p.Name] = true
 		if err := p.CheckSupported(); err != nil {
-			return nil, inputError("--env %s: %v", p.Name, err)
+			return nil, inputError(FieldEnvs, "--env %s: %w", p.Name, err)
 		}
 	}
 	managed, err := s.managedTargets()
@@ -176,17 +172,17 @@ func (s *Spec) Targets() ([]Target, error) {
 	}
 	for _, sv := range s.Servers {
 		if err := pgserver.ValidateName(sv.Name); err != nil {
-			return nil, inputError("--target %s: %v", sv.Name, err)
+			return nil, inputError(FieldServers, "--target %s: %w", sv.Name, err)
 		}
 		if err := add(Target{Name: sv.Name, base: sv.Name, DSN: sv.DSN, Named: named(sv)}); err != nil {
 			return nil, err
 		}
 	}
 	if len(out) == 0 {
-		return nil, inputError("name the servers: --versions 16,17 (managed) or --target NAME=DSN")
+		return nil, inputError("", "name the servers: --versions 16,17 (managed) or --target NAME=DSN")
 	}
 	if len(s.Envs) > 0 && len(managed) == 0 {
-		return nil, inputError("--env applies to servers pglab starts (--versions); --target %s is not one", s.Servers[0].Name)
+		return nil, inputError(FieldEnvs, "--env applies to servers pglab starts (--versions); --target %s is not one", s.Servers[0].Name)
 	}
 	return out, nil
 }
@@ -201,9 +197,9 @@ func (s *Spec) managedTargets() ([]Target, error) {
 	if s.AA {
 		switch {
 		case len(s.Versions) != 1 || len(s.Configs) > 0:
-			return nil, inputError("--aa compares one version with itself: give exactly one, e.g. --aa --versions 17 (and no --config)")
+			return nil, inputError(FieldVersions, "--aa compares one version with itself: give exactly one, e.g. --aa --versions 17 (and no --config)")
 		case len(s.Servers) > 0:
-			return nil, inputError("--aa starts two identical managed servers: it takes --versions N, not --target")
+			return nil, inputError(FieldServers, "--aa starts two identical managed servers: it takes --versions N, not --target")
 		}
 		v := s.Versions[0]
 		return []Target{{base: AATargets[0], Version: v}, {base: AATargets[1], Version: v}}, nil
@@ -222,7 +218,7 @@ func (s *Spec) managedTargets() ([]Target, error) {
 	}
 	for _, c := range s.Configs {
 		if err := pgserver.ValidateName(c.Name); err != nil {
-			return nil, inputError("--config %s: %v", c.Name, err)
+			return nil, inputError(FieldConfigs, "--config %s: %w", c.Name, err)
 		}
 		managed = append(managed, Target{base: c.Name, Version: c.Version, Settings: c.Settings})
 	}

@@ -1,6 +1,7 @@
 package lab
 
 import (
+	"fmt"
 	"sort"
 	"strings"
 
@@ -32,13 +33,13 @@ func StudyNames(list string) ([]string, error) {
 			continue
 		}
 		if _, err := study.Get(n); err != nil {
-			return nil, inputError("--studies: %v", err)
+			return nil, &InputError{Field: FieldStudies, Study: n, Err: fmt.Errorf("--studies: %w", err)}
 		}
 		seen[n] = true
 		out = append(out, n)
 	}
 	if len(out) == 0 {
-		return nil, inputError("--studies: name at least one study")
+		return nil, inputError(FieldStudies, "--studies: name at least one study")
 	}
 	return out, nil
 }
@@ -50,7 +51,7 @@ func StudyNames(list string) ([]string, error) {
 func Studies(names []string, args []string, quick bool) ([]StudyRun, error) {
 	kv, err := study.ParseParamArgs(args)
 	if err != nil {
-		return nil, inputError("%v", err)
+		return nil, &InputError{Field: FieldStudies, Err: err}
 	}
 	per := map[string]map[string]string{}
 	used := map[string]bool{}
@@ -60,7 +61,7 @@ func Studies(names []string, args []string, quick bool) ([]StudyRun, error) {
 	for key, v := range kv {
 		if s, name, ok := strings.Cut(key, "."); ok && !strings.Contains(name, ".") {
 			if _, known := per[s]; !known {
-				return nil, inputError("--param %s: study %q is not in this comparison (%s)", key, s, strings.Join(names, ", "))
+				return nil, &InputError{Field: FieldStudies, Study: s, Param: name, Err: fmt.Errorf("--param %s: study %q is not in this comparison (%s)", key, s, strings.Join(names, ", "))}
 			}
 			per[s][name] = v
 			used[key] = true
@@ -70,7 +71,7 @@ func Studies(names []string, args []string, quick bool) ([]StudyRun, error) {
 	for _, n := range names {
 		st, err := study.Get(n)
 		if err != nil {
-			return nil, inputError("%v", err)
+			return nil, studyError(n, err)
 		}
 		info := st.Info()
 		for key, v := range kv {
@@ -88,10 +89,10 @@ func Studies(names []string, args []string, quick bool) ([]StudyRun, error) {
 		}
 		pv, err := study.ParseParams(n, info.Params, per[n], quick)
 		if err != nil {
-			return nil, inputError("%v", err)
+			return nil, studyError(n, err)
 		}
 		if _, err := st.Plan(pv); err != nil {
-			return nil, inputError("study %s: %v", n, err)
+			return nil, studyError(n, fmt.Errorf("study %s: %w", n, err))
 		}
 		runs = append(runs, StudyRun{st, pv})
 	}
@@ -103,7 +104,7 @@ func Studies(names []string, args []string, quick bool) ([]StudyRun, error) {
 	}
 	if len(unused) > 0 {
 		sort.Strings(unused)
-		return nil, inputError("--param %s: no study in this comparison has that parameter", unused[0])
+		return nil, &InputError{Field: FieldStudies, Param: unused[0], Err: fmt.Errorf("--param %s: no study in this comparison has that parameter", unused[0])}
 	}
 	return runs, nil
 }

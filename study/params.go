@@ -67,9 +67,9 @@ func ParseParams(study string, defs []Param, overrides map[string]string, quick 
 			}
 			sort.Strings(names)
 			if len(names) == 0 {
-				return Params{}, fmt.Errorf("study %s takes no parameters (got --param %s)", study, name)
+				return Params{}, &ParamError{study, name, fmt.Errorf("study %s takes no parameters (got --param %s)", study, name)}
 			}
-			return Params{}, fmt.Errorf("study %s has no parameter %q (it has: %s)", study, name, strings.Join(names, ", "))
+			return Params{}, &ParamError{study, name, fmt.Errorf("study %s has no parameter %q (it has: %s)", study, name, strings.Join(names, ", "))}
 		}
 	}
 	for _, d := range defs {
@@ -82,7 +82,7 @@ func ParseParams(study string, defs []Param, overrides map[string]string, quick 
 		}
 		v, err := parseValue(d, text)
 		if err != nil {
-			return Params{}, fmt.Errorf("study %s: --param %s=%s: %w", study, d.Name, text, err)
+			return Params{}, &ParamError{study, d.Name, fmt.Errorf("study %s: --param %s=%s: %w", study, d.Name, text, err)}
 		}
 		p.values[d.Name] = v
 		p.text[d.Name] = text
@@ -225,3 +225,23 @@ func ParseParamArgs(args []string) (map[string]string, error) {
 	}
 	return out, nil
 }
+
+// ParamError is a parameter a study does not have, or a value it cannot
+// take. Err says what is wrong, naming the study and the parameter; Study
+// and Param say which they are, so that a caller can point at the place
+// the value was given (a plan file's line).
+type ParamError struct {
+	// Study is the study's name; empty when the study's Plan, which does
+	// not know it, made the error.
+	Study string
+	// Param is the parameter's name.
+	Param string
+	// Err is the whole message.
+	Err error
+}
+
+// Error returns the message.
+func (e *ParamError) Error() string { return e.Err.Error() }
+
+// Unwrap returns the message's error.
+func (e *ParamError) Unwrap() error { return e.Err }

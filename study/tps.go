@@ -69,10 +69,10 @@ func checkTPSParams(p Params) error {
 	if f := p.String("script"); f != "" {
 		data, err := os.ReadFile(f)
 		if err != nil {
-			return fmt.Errorf("script: %w", err)
+			return &ParamError{Param: "script", Err: fmt.Errorf("script: %w", err)}
 		}
 		if _, err := script.Parse(f, string(data), script.NewSymbols()); err != nil {
-			return fmt.Errorf("script: %w", err)
+			return &ParamError{Param: "script", Err: fmt.Errorf("script: %w", err)}
 		}
 	}
 	return nil
