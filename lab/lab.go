@@ -25,8 +25,6 @@ type Options struct {
 	// Command is the command line, program name first, for the run's
 	// manifest (redacted by the store).
 	Command []string
-	// Extra are further manifest fields of the run.
-	Extra map[string]any
 	// Binaries finds (or installs) the server binaries of a version.
 	Binaries func(ctx context.Context, v pgserver.VersionSpec) (*pgserver.Binaries, error)
 	// Progress receives progress lines; nil discards them.
@@ -75,6 +73,9 @@ type Lab struct {
 	cgLayout *env.Layout
 	// standbys are the managed standbys of environments with a replica.
 	standbys []*pgserver.Standby
+	// variants are the configurations of a study that compares them, by
+	// target name (see expandVariants).
+	variants map[string]string
 }
 
 // New validates a comparison without touching any server or file.
@@ -88,12 +89,6 @@ func New(spec *Spec, opts Options) (*Lab, error) {
 	}
 	return &Lab{spec: spec, opts: opts, specs: specs}, nil
 }
-
-// Spec returns the comparison the lab runs.
-func (l *Lab) Spec() *Spec { return l.spec }
-
-// Specs returns the targets as they will be opened.
-func (l *Lab) Specs() []Target { return append([]Target(nil), l.specs...) }
 
 func (l *Lab) say(format string, args ...any) {
 	if l.opts.Progress != nil {
@@ -109,12 +104,17 @@ func (l *Lab) note(target, format string, args ...any) {
 	l.say("%s", n)
 }
 
-// ExpandVariants replaces each managed target by one server per variant of
-// a study that compares configurations (study.Configurer), and returns the
-// variants with their target names.
-func (l *Lab) ExpandVariants(c study.Configurer, p study.Params) ([]study.Variant, error) {
+// expandVariants replaces each managed target by one server per variant
+// of a study that compares configurations (study.Configurer), and records
+// the variants, by target name, in the run's manifest.
+func (l *Lab) expandVariants(sr StudyRun) error {
+	c, ok := sr.Study.(study.Configurer)
+	if !ok {
+		return nil
+	}
+	name := sr.Study.Info().Name
 	var out []Target
-	var all []study.Variant
+	notes := map[string]string{}
 	bases := map[string]bool{}
 	for _, s := range l.specs {
 		if s.Managed() {
@@ -124,26 +124,27 @@ func (l *Lab) ExpandVariants(c study.Configurer, p study.Params) ([]study.Varian
 	versions := len(bases)
 	for _, s := range l.specs {
 		if !s.Managed() {
-			return nil, inputError(FieldServers, "this study compares configurations of managed servers: use --versions, not --target %s", s.Name)
+			return &InputError{Field: FieldServers, Study: name, Err: fmt.Errorf("this study compares configurations of managed servers: use --versions, not --target %s", s.Name)}
 		}
-		vs, err := c.Variants(p, s.Version.Major)
+		vs, err := c.Variants(sr.Params, s.Version.Major)
 		if err != nil {
-			return nil, &InputError{Field: FieldStudies, Err: err}
+			return studyError(name, err)
 		}
 		for _, v := range vs {
-			name := v.Name
+			vname := v.Name
 			if versions > 1 {
-				name = s.base + "-" + v.Name
+				vname = s.base + "-" + v.Name
 			}
-			t := s.rename(name)
+			t := s.rename(vname)
 			t.Optional = v.Settings
 			out = append(out, t)
-			v.Name = t.Name
-			all = append(all, v)
+			notes[t.Name] = v.Note
+			l.say("%s: %s", t.Name, v.Note)
 		}
 	}
 	l.specs = out
-	return all, nil
+	l.variants = notes
+	return nil
 }
 
 // Open starts or connects every target and opens the store and the run.
@@ -184,7 +185,7 @@ func (l *Lab) Open(ctx context.Context) (err error) {
 	if l.Store, err = results.Open(ctx, l.spec.Store); err != nil {
 		return &InputError{Field: FieldStore, Err: err}
 	}
-	extraJSON, _ := json.Marshal(l.opts.Extra)
+	extraJSON, _ := json.Marshal(l.manifest())
 	dataDir := ""
 	if len(l.Targets) > 0 {
 		dataDir = l.Targets[0].DataDir
@@ -482,22 +483,6 @@ func (l *Lab) Runner() *study.Runner {
 		}
 	}
 	return r
-}
-
-// RunStudies runs the comparison's studies in order on the open lab and
-// returns how many measurements were made; it stops at the first error.
-func (l *Lab) RunStudies(ctx context.Context) (measured int, err error) {
-	r := l.Runner()
-	for _, s := range l.spec.Studies {
-		o, err := l.RunStudy(ctx, r, s.Study, s.Params)
-		if o != nil {
-			measured += len(o.Measurements)
-		}
-		if err != nil {
-			return measured, err
-		}
-	}
-	return measured, nil
 }
 
 // RunStudy runs one study with r; a managed standby that fails meanwhile

@@ -5,6 +5,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/pglab/pglab/env"
 	"github.com/pglab/pglab/study"
 )
 
@@ -87,14 +88,11 @@ func Studies(names []string, args []string, quick bool) ([]StudyRun, error) {
 				}
 			}
 		}
-		pv, err := study.ParseParams(n, info.Params, per[n], quick)
+		run, err := planned(st, per[n], quick)
 		if err != nil {
-			return nil, studyError(n, err)
+			return nil, err
 		}
-		if _, err := st.Plan(pv); err != nil {
-			return nil, studyError(n, fmt.Errorf("study %s: %w", n, err))
-		}
-		runs = append(runs, StudyRun{st, pv})
+		runs = append(runs, run)
 	}
 	var unused []string
 	for key := range kv {
@@ -107,4 +105,55 @@ func Studies(names []string, args []string, quick bool) ([]StudyRun, error) {
 		return nil, &InputError{Field: FieldStudies, Param: unused[0], Err: fmt.Errorf("--param %s: no study in this comparison has that parameter", unused[0])}
 	}
 	return runs, nil
+}
+
+// OneStudy returns the study name with its parameters from args,
+// "name=value" each (pglab study NAME --param …).
+func OneStudy(name string, args []string, quick bool) (StudyRun, error) {
+	st, err := study.Get(name)
+	if err != nil {
+		return StudyRun{}, studyError(name, err)
+	}
+	kv, err := study.ParseParamArgs(args)
+	if err != nil {
+		return StudyRun{}, &InputError{Field: FieldStudies, Study: name, Err: err}
+	}
+	return planned(st, kv, quick)
+}
+
+// planned checks a study's parameters and what it would do with them.
+func planned(st study.Study, kv map[string]string, quick bool) (StudyRun, error) {
+	info := st.Info()
+	pv, err := study.ParseParams(info.Name, info.Params, kv, quick)
+	if err != nil {
+		return StudyRun{}, studyError(info.Name, err)
+	}
+	if _, err := st.Plan(pv); err != nil {
+		return StudyRun{}, studyError(info.Name, fmt.Errorf("study %s: %w", info.Name, err))
+	}
+	return StudyRun{st, pv}, nil
+}
+
+// ResolveEnvs reads --env SPECs against the profiles: the built-in ones,
+// the user's profiles file and files (--env-file).
+func ResolveEnvs(specs, files []string) ([]env.Profile, error) {
+	if len(specs) == 0 {
+		if len(files) > 0 {
+			return nil, inputError(FieldEnvs, "--env-file without --env: name the profile to use, e.g. --env NAME")
+		}
+		return nil, nil
+	}
+	cat, err := env.LoadCatalog(files...)
+	if err != nil {
+		return nil, &InputError{Field: FieldEnvs, Err: err}
+	}
+	var out []env.Profile
+	for _, s := range specs {
+		p, err := cat.Resolve(s)
+		if err != nil {
+			return nil, &InputError{Field: FieldEnvs, Err: err}
+		}
+		out = append(out, p)
+	}
+	return out, nil
 }

@@ -345,14 +345,15 @@ func (t *Target) ensureSchema(ctx context.Context, force bool) error {
 	return nil
 }
 
-// Record returns the target as the results store keeps it, with its
-// non-default settings.
-func (t *Target) Record(ctx context.Context) results.Target {
+// Summary returns the target as the store describes it, without asking
+// the server: its name, kind, connection (without password), version,
+// data checksums and environment. Record adds its settings.
+func (t *Target) Summary() results.Target {
 	kind := results.TargetManaged
 	if t.inst == nil {
 		kind = results.TargetDSN
 	}
-	rt := results.Target{
+	return results.Target{
 		Name:             t.Name,
 		Kind:             kind,
 		Conn:             t.redacted,
@@ -361,6 +362,12 @@ func (t *Target) Record(ctx context.Context) results.Target {
 		DataChecksums:    t.Checksums,
 		Extra:            t.envExtra(),
 	}
+}
+
+// Record returns the target as the results store keeps it, with its
+// non-default settings.
+func (t *Target) Record(ctx context.Context) results.Target {
+	rt := t.Summary()
 	if conn, err := pgx.ConnectConfig(ctx, t.directConfig()); err == nil {
 		defer conn.Close(context.Background())
 		rows, err := conn.Query(ctx, `SELECT name, setting, coalesce(unit, ''), source FROM pg_settings

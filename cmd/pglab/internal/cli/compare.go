@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strings"
 
@@ -16,13 +15,11 @@ import (
 
 func init() { register(1, newCompareCmd) }
 
-// compareSpec is a comparison to run: from compare's flags or a plan
-// file.
-type compareSpec struct {
-	name    string
-	flags   targetFlags
-	studies []string
-	params  []paramArg
+// compareFlags are compare's flags, as typed.
+type compareFlags struct {
+	targets targetFlags
+	studies string
+	params  []string
 	configs []string
 	reps    int
 	quick   bool
@@ -35,14 +32,10 @@ type compareSpec struct {
 	// details prints every table on the terminal, not only the primary
 	// ones.
 	details bool
-	// planParser is set for plans, to point errors at their lines.
-	planParser *planParser
 }
 
 func newCompareCmd(env *Env) *cobra.Command {
-	var spec compareSpec
-	var studies string
-	var params []string
+	var c compareFlags
 	cmd := &cobra.Command{
 		Use:   "compare --versions 16,17 [--studies all|vacuum,tps,...] [--quick] [--reps N] [--out DIR]",
 		Short: "Compare PostgreSQL versions (or servers, or configurations) across every study, with a report",
@@ -62,137 +55,100 @@ Study parameters: --param study.name=value (e.g. --param vacuum.rows=1000000), o
   pglab compare --aa --versions 17 --quick`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			spec.studies = strings.Split(studies, ",")
-			for _, p := range params {
-				spec.params = append(spec.params, paramArg{text: p})
+			spec, err := c.spec()
+			if err != nil {
+				return err
 			}
-			return runCompare(env, &spec)
+			return runCompare(env, spec, c.details)
 		},
 	}
 	f := cmd.Flags()
-	spec.flags.register(f)
-	f.StringVar(&studies, "studies", "all", "studies to run: all, or a comma-separated list ("+strings.Join(study.Names(), ", ")+")")
-	f.IntVar(&spec.reps, "reps", 0, "repetitions per case and target (default: each study's)")
-	f.BoolVar(&spec.quick, "quick", false, "every study's quick parameter values: the whole comparison in minutes")
-	f.StringArrayVar(&params, "param", nil, "study parameter study.name=value or name=value (repeatable)")
-	f.StringArrayVar(&spec.configs, "config", nil, "a configuration NAME:k=v,k=v of one managed version (repeatable; one server each)")
-	f.StringVar(&spec.out, "out", "pglab-report", "directory for report.md, report.html and report.json")
-	f.Float64Var(&spec.alpha, "alpha", 0.05, "significance level of the comparisons")
-	f.BoolVar(&spec.aa, "aa", false, "an A/A run: two identical managed servers a and b of the one version given (--versions 17), to calibrate: its report should call no change")
-	f.Uint64Var(&spec.orderSeed, "order-seed", 0, "seed of the order of the targets within each round (default: a new one; every report records the seed its run used)")
-	f.BoolVar(&spec.details, "details", false, "print every table (further metrics, the servers' output), not only the summary, the setup and the primary tables; the files always have everything")
+	c.targets.register(f)
+	f.StringVar(&c.studies, "studies", "all", "studies to run: all, or a comma-separated list ("+strings.Join(study.Names(), ", ")+")")
+	f.IntVar(&c.reps, "reps", 0, "repetitions per case and target (default: each study's)")
+	f.BoolVar(&c.quick, "quick", false, "every study's quick parameter values: the whole comparison in minutes")
+	f.StringArrayVar(&c.params, "param", nil, "study parameter study.name=value or name=value (repeatable)")
+	f.StringArrayVar(&c.configs, "config", nil, "a configuration NAME:k=v,k=v of one managed version (repeatable; one server each)")
+	f.StringVar(&c.out, "out", lab.DefaultOut, "directory for report.md, report.html and report.json")
+	f.Float64Var(&c.alpha, "alpha", 0.05, "significance level of the comparisons")
+	f.BoolVar(&c.aa, "aa", false, "an A/A run: two identical managed servers a and b of the one version given (--versions 17), to calibrate: its report should call no change")
+	f.Uint64Var(&c.orderSeed, "order-seed", 0, "seed of the order of the targets within each round (default: a new one; every report records the seed its run used)")
+	f.BoolVar(&c.details, "details", false, "print every table (further metrics, the servers' output), not only the summary, the setup and the primary tables; the files always have everything")
 	return cmd
 }
 
-// runCompare validates a comparison, runs it and writes its reports.
-func runCompare(env *Env, spec *compareSpec) error {
-	if spec.reps < 0 {
-		return badInput("--reps must be at least 1: got %d", spec.reps)
+// spec turns compare's flags into the comparison they describe.
+func (c *compareFlags) spec() (*lab.Spec, error) {
+	if c.reps < 0 {
+		return nil, badInput("--reps must be at least 1: got %d", c.reps)
 	}
-	if spec.alpha <= 0 || spec.alpha >= 1 {
-		return badInput("--alpha must be in (0, 1): got %v", spec.alpha)
+	if c.alpha <= 0 || c.alpha >= 1 {
+		return nil, badInput("--alpha must be in (0, 1): got %v", c.alpha)
 	}
-	names, err := lab.StudyNames(strings.Join(spec.studies, ","))
+	names, err := lab.StudyNames(c.studies)
 	if err != nil {
-		return labError(err)
+		return nil, err
 	}
-	var args []string
-	for _, p := range spec.params {
-		args = append(args, p.text)
-	}
-	runs, err := lab.Studies(names, args, spec.quick)
+	runs, err := lab.Studies(names, c.params, c.quick)
 	if err != nil {
-		return spec.paramError(labError(err))
+		return nil, err
 	}
-	tf := spec.flags
-	if len(spec.configs) > 0 {
-		if err := expandConfigs(&tf, spec.configs); err != nil {
-			return err
+	spec := &lab.Spec{Studies: runs, Reps: c.reps, Quick: c.quick, Alpha: c.alpha, AA: c.aa, OrderSeed: c.orderSeed, Out: c.out}
+	if err := c.targets.fill(spec); err != nil {
+		return nil, err
+	}
+	if len(c.configs) == 0 {
+		return spec, nil
+	}
+	var configs []lab.Config
+	for _, text := range c.configs {
+		cfg, err := parseConfigFlag(text)
+		if err != nil {
+			return nil, err
 		}
+		configs = append(configs, cfg)
 	}
-	ls := &lab.Spec{Name: spec.name, Studies: runs, Reps: spec.reps, Quick: spec.quick, Alpha: spec.alpha, AA: spec.aa, OrderSeed: spec.orderSeed}
-	err = tf.fill(ls)
-	out := spec.out
-	if out == "" {
-		out = "pglab-report"
-	}
-	extra := map[string]any{"studies": names, "quick": spec.quick, "reps": spec.reps, "checksums": ls.Checksums, "alpha": spec.alpha}
-	if spec.aa {
-		extra["aa"] = true
-	}
-	if spec.name != "" {
-		extra["name"] = spec.name
-	}
-	if spec.planParser != nil {
-		extra["plan"] = spec.planParser.file
-	}
-	kind := results.KindCompare
-	if spec.planParser != nil {
-		kind = results.KindPlan
-	}
-	var l *lab.Lab
-	if err == nil {
-		l, err = env.newLab(ls, kind, extra)
-	}
-	if err != nil {
-		if spec.planParser != nil {
-			var ee *ExitError
-			if errors.As(err, &ee) {
-				return &ExitError{Code: ee.Code, Err: &planError{file: spec.planParser.file, msg: ee.Err.Error()}}
-			}
-		}
-		return err
-	}
-	if err := env.openLab(l); err != nil {
-		return err
-	}
-	runID := l.Run.ID()
-	measured, runErr := l.RunStudies(env.Ctx)
-	closeErr := env.closeLab(l, runErr)
-	if measured > 0 {
-		if err := writeCompareReports(env, ls.Store, runID, out, spec.alpha, spec.details); err != nil {
-			return err
-		}
-		fmt.Fprintf(env.Stderr, "pglab: run %s stored in %s; reports in %s\n", runID, storeLocation(ls.Store), out)
-	}
-	if runErr != nil {
-		return runErr
-	}
-	return closeErr
+	return spec, spec.SetConfigs(configs)
 }
 
-// expandConfigs turns --config NAME:k=v,... into one managed target per
-// configuration of the single version given.
-func expandConfigs(tf *targetFlags, configs []string) error {
-	if len(tf.targets) > 0 {
-		return badInput("--config applies to a managed version (--versions N), not to --target servers")
+// parseConfigFlag reads --config NAME:k=v,k=v.
+func parseConfigFlag(text string) (lab.Config, error) {
+	name, sets, ok := strings.Cut(text, ":")
+	if !ok || strings.TrimSpace(name) == "" {
+		return lab.Config{}, badInput("--config %q: want NAME:name=value,name=value", text)
 	}
-	vs := strings.Split(tf.versions, ",")
-	if tf.versions == "" || len(vs) != 1 {
-		return badInput("--config needs exactly one version: --versions 17 --config a:k=v --config b:k=v")
+	var list []string
+	for _, kv := range strings.Split(sets, ",") {
+		if strings.TrimSpace(kv) != "" {
+			list = append(list, kv)
+		}
 	}
-	spec, err := pgserver.ParseVersionSpec(vs[0])
+	settings, err := pgserver.ParseSettings(list)
 	if err != nil {
-		return badInput("--versions: %v", err)
+		return lab.Config{}, badInput("--config %s: %v", name, err)
 	}
-	tf.versions = ""
-	for _, c := range configs {
-		name, sets, ok := strings.Cut(c, ":")
-		if !ok || strings.TrimSpace(name) == "" {
-			return badInput("--config %q: want NAME:name=value,name=value", c)
-		}
-		var list []string
-		for _, kv := range strings.Split(sets, ",") {
-			if strings.TrimSpace(kv) != "" {
-				list = append(list, kv)
-			}
-		}
-		if _, err := pgserver.ParseSettings(list); err != nil {
-			return badInput("--config %s: %v", name, err)
-		}
-		tf.configs = append(tf.configs, configSpec{name: strings.TrimSpace(name), version: spec, settings: list})
+	return lab.Config{Name: strings.TrimSpace(name), Settings: settings}, nil
+}
+
+// runCompare runs a comparison (of compare's flags or a plan file) and
+// writes its reports.
+func runCompare(env *Env, spec *lab.Spec, details bool) error {
+	kind := results.KindCompare
+	if spec.Plan != "" {
+		kind = results.KindPlan
 	}
-	return nil
+	res, err := env.runLab(spec, kind)
+	if res != nil && res.Measured() > 0 {
+		out := spec.Out
+		if out == "" {
+			out = lab.DefaultOut
+		}
+		if werr := writeCompareReports(env, spec.Store, res.RunID, out, spec.Alpha, details); werr != nil {
+			return werr
+		}
+		fmt.Fprintf(env.Stderr, "pglab: run %s stored in %s; reports in %s\n", res.RunID, storeLocation(spec.Store), out)
+	}
+	return err
 }
 
 // writeCompareReports renders the stored run into dir (report.md,

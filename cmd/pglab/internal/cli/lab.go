@@ -2,8 +2,6 @@ package cli
 
 import (
 	"context"
-	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -13,7 +11,6 @@ import (
 	"github.com/pglab/pglab/lab"
 	"github.com/pglab/pglab/pgserver"
 	"github.com/pglab/pglab/results"
-	"github.com/pglab/pglab/study"
 	"github.com/spf13/pflag"
 )
 
@@ -27,9 +24,6 @@ type targetFlags struct {
 	store     string
 	noInstall bool
 	force     bool
-	// configs are managed servers of one version under named
-	// configurations (compare --config).
-	configs []configSpec
 	// workers run the pgbench workloads (tps, tune) from several
 	// machines: a coordinator on listen for that many pglab workers.
 	workers       int
@@ -39,13 +33,6 @@ type targetFlags struct {
 	envs       []string
 	envFiles   []string
 	unenforced bool
-}
-
-// configSpec is one --config NAME:k=v,... of compare.
-type configSpec struct {
-	name     string
-	version  pgserver.VersionSpec
-	settings []string
 }
 
 func (f *targetFlags) register(fs *pflag.FlagSet) {
@@ -94,7 +81,7 @@ func (f *targetFlags) fill(spec *lab.Spec) error {
 		return err
 	}
 	spec.Store, spec.NoInstall, spec.Force, spec.Unenforced = f.store, f.noInstall, f.force, f.unenforced
-	if spec.Envs, err = resolveEnvs(f.envs, f.envFiles); err != nil {
+	if spec.Envs, err = lab.ResolveEnvs(f.envs, f.envFiles); err != nil {
 		return err
 	}
 	if f.versions != "" {
@@ -105,13 +92,6 @@ func (f *targetFlags) fill(spec *lab.Spec) error {
 			}
 			spec.Versions = append(spec.Versions, vs)
 		}
-	}
-	for _, c := range f.configs {
-		sets, err := pgserver.ParseSettings(c.settings)
-		if err != nil {
-			return badInput("--config %s: %v", c.name, err)
-		}
-		spec.Configs = append(spec.Configs, lab.Config{Name: c.name, Version: c.version, Settings: sets})
 	}
 	for _, t := range f.targets {
 		name, dsn, hasDSN := strings.Cut(t, "=")
@@ -127,13 +107,12 @@ func (f *targetFlags) fill(spec *lab.Spec) error {
 	return nil
 }
 
-// newLab validates a comparison's targets and returns its lab, connected
-// to the command's progress display.
-func (env *Env) newLab(spec *lab.Spec, kind results.Kind, extra map[string]any) (*lab.Lab, error) {
+// runLab runs a comparison with the command's progress display (see
+// lab.Run).
+func (env *Env) runLab(spec *lab.Spec, kind results.Kind) (*lab.Result, error) {
 	opts := lab.Options{
 		Kind:     kind,
 		Command:  append([]string{"pglab"}, env.Args...),
-		Extra:    extra,
 		Progress: env.progress(),
 		Stderr:   env.Stderr,
 		Quiet:    env.Quiet,
@@ -145,37 +124,11 @@ func (env *Env) newLab(spec *lab.Spec, kind results.Kind, extra map[string]any) 
 		opts.Setup = func(done, total int, label string) { env.ui().Step("setup", done, total, label) }
 		opts.OnRep = env.ui().Step
 	}
-	l, err := lab.New(spec, opts)
-	return l, labError(err)
-}
-
-// labError gives the lab's input errors exit code 1, and workers that did
-// not join exit code 2.
-func labError(err error) error {
-	var ie *lab.InputError
-	var we *lab.WorkersError
-	switch {
-	case errors.As(err, &ie):
-		return &ExitError{Code: 1, Err: err}
-	case errors.As(err, &we):
-		return &ExitError{Code: 2, Err: we.Err}
-	}
-	return err
-}
-
-// openLab opens the lab's servers and run.
-func (env *Env) openLab(l *lab.Lab) error {
-	return labError(l.Open(env.Ctx))
-}
-
-// closeLab finishes the run and stops the servers, and ends the progress
-// display.
-func (env *Env) closeLab(l *lab.Lab, runErr error) error {
-	err := l.Close(runErr)
+	res, err := lab.Run(env.Ctx, spec, opts)
 	if env.progressUI != nil {
 		env.progressUI.Done()
 	}
-	return err
+	return res, err
 }
 
 // storeLocation says where a run was stored, for the closing line.
@@ -184,15 +137,6 @@ func storeLocation(store string) string {
 		return results.RedactDSN(store)
 	}
 	return defaultStoreText()
-}
-
-// noteLines are a lab's set-up notes as "target: text" lines.
-func noteLines(l *lab.Lab) []string {
-	var out []string
-	for _, n := range l.Notes {
-		out = append(out, fmt.Sprint(n))
-	}
-	return out
 }
 
 // registerEnvFlags adds --env (repeatable when many) and --env-file.
@@ -211,41 +155,6 @@ func profileNames() []string {
 		out = append(out, p.Name)
 	}
 	return out
-}
-
-// resolveEnvs reads --env SPECs against the profiles (built-in, the
-// user's file, --env-file files).
-func resolveEnvs(specs, files []string) ([]env.Profile, error) {
-	if len(specs) == 0 {
-		if len(files) > 0 {
-			return nil, badInput("--env-file without --env: name the profile to use, e.g. --env NAME")
-		}
-		return nil, nil
-	}
-	cat, err := env.LoadCatalog(files...)
-	if err != nil {
-		return nil, badInput("%v", err)
-	}
-	var out []env.Profile
-	for _, s := range specs {
-		p, err := cat.Resolve(s)
-		if err != nil {
-			return nil, badInput("%v", err)
-		}
-		out = append(out, p)
-	}
-	return out, nil
-}
-
-// envExtra is a target's environment as the store keeps it in the
-// target's extra facts (nil without one).
-func envExtra(t *study.Target) json.RawMessage {
-	e := t.Environment()
-	if e == nil {
-		return nil
-	}
-	data, _ := json.Marshal(map[string]any{"env": e.Record()})
-	return data
 }
 
 // writeEnvLines prints a target's environment under its line: the

@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"sort"
@@ -162,7 +161,7 @@ func newPgInstallCmd(env *Env) *cobra.Command {
 			// Resolve all first so that a bad version fails before any download.
 			for _, s := range specs {
 				if _, err := in.Resolve(env.Ctx, s); err != nil {
-					return &ExitError{Code: 1, Err: err}
+					return err
 				}
 			}
 			bar := env.installBar(len(specs))
@@ -194,7 +193,7 @@ func (env *Env) resolveBinaries(ctx context.Context, version string, noInstall b
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
-		return nil, &ExitError{Code: 1, Err: err}
+		return nil, err
 	}
 	return b, nil
 }
@@ -273,10 +272,6 @@ with 'pglab pg stop NAME'. Missing versions are installed first.`,
 			inst, err := pgserver.StartNamed(env.Ctx, opts)
 			if err != nil {
 				e.Close()
-				var se *pgserver.SettingError
-				if errors.As(err, &se) {
-					return &ExitError{Code: 1, Err: err}
-				}
 				return err
 			}
 			if err := keepNamedEnvironment(inst, e); err != nil {
@@ -326,7 +321,7 @@ func newPgStopCmd(env *Env) *cobra.Command {
 				for _, n := range args {
 					inst, err := pgserver.OpenNamed(n)
 					if err != nil {
-						return &ExitError{Code: 1, Err: err}
+						return err
 					}
 					insts = append(insts, inst)
 				}

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/pglab/pglab/env"
+	"github.com/pglab/pglab/lab"
 	"github.com/pglab/pglab/pgserver"
 )
 
@@ -13,7 +14,7 @@ func pgStartProfile(specs, files []string) (*env.Profile, error) {
 	if len(specs) > 1 {
 		return nil, badInput("pg start: one --env per server (got %d)", len(specs))
 	}
-	ps, err := resolveEnvs(specs, files)
+	ps, err := lab.ResolveEnvs(specs, files)
 	if err != nil || len(ps) == 0 {
 		return nil, err
 	}

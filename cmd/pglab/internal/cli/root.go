@@ -53,14 +53,15 @@ func register(order int, build func(*Env) *cobra.Command) {
 	factories = append(factories, commandFactory{order: order, build: build})
 }
 
-// Main runs pglab with args and returns the process exit code: 0 on success,
-// 1 for bad input and ordinary failures, the code an ExitError carries
-// otherwise, and 130/143 when interrupted by SIGINT/SIGTERM.
+// Main runs pglab with args and returns the process exit code (see the
+// table in errors.go): 0 on success, 1 for bad input and ordinary
+// failures, 2 for an aborted load, 70 for a bug, and 130/143 when
+// interrupted by SIGINT/SIGTERM.
 func Main(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
 	defer func() {
 		if r := recover(); r != nil {
 			fmt.Fprintf(stderr, "pglab: internal error: %v (please report this)\n", r)
-			code = 70
+			code = exitInternal
 		}
 	}()
 	ctx, stopSignals, caught := withSignals(ctx)
@@ -70,30 +71,22 @@ func Main(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io
 	root := newRootCmd(env)
 	root.SetArgs(args)
 	err := root.ExecuteContext(ctx)
+	var ee *ExitError
+	silent := errors.As(err, &ee) && (ee.Silent || ee.Err == nil)
 	if sig := caught(); sig != nil {
-		var ee *ExitError
-		silent := errors.As(err, &ee) && (ee.Silent || ee.Err == nil)
 		if err != nil && !errors.Is(err, context.Canceled) && !silent {
 			fmt.Fprintf(stderr, "pglab: %s\n", oneLine(err))
 		}
 		fmt.Fprintf(stderr, "pglab: interrupted by %s\n", sigName(sig))
 		if sig == syscall.SIGTERM {
-			return 143
+			return exitSIGTERM
 		}
-		return 130
+		return exitSIGINT
 	}
-	if err == nil {
-		return 0
+	if err != nil && !silent {
+		fmt.Fprintf(stderr, "pglab: %s\n", oneLine(err))
 	}
-	var ee *ExitError
-	if errors.As(err, &ee) {
-		if ee.Err != nil && !ee.Silent {
-			fmt.Fprintf(stderr, "pglab: %s\n", oneLine(ee.Err))
-		}
-		return ee.Code
-	}
-	fmt.Fprintf(stderr, "pglab: %s\n", oneLine(err))
-	return 1
+	return exitCode(err)
 }
 
 // oneLine keeps an error on one line unless it deliberately carries more
@@ -200,5 +193,5 @@ func setFlagErrors(c *cobra.Command) {
 }
 
 func usageError(c *cobra.Command, err error) error {
-	return &ExitError{Code: 1, Err: fmt.Errorf("%w (see '%s --help')", err, c.CommandPath())}
+	return fmt.Errorf("%w (see '%s --help')", err, c.CommandPath())
 }

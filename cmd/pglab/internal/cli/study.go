@@ -45,83 +45,35 @@ Studies:
 			return nil
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
-			st, err := study.Get(args[0])
-			if err != nil {
-				return badInput("%v", err)
-			}
 			if reps < 0 {
 				return badInput("--reps must be at least 1: got %d", reps)
 			}
-			overrides, err := study.ParseParamArgs(params)
+			run, err := lab.OneStudy(args[0], params, quick)
 			if err != nil {
-				return badInput("%v", err)
+				return err
 			}
-			info := st.Info()
-			pv, err := study.ParseParams(info.Name, info.Params, overrides, quick)
-			if err != nil {
-				return badInput("%v", err)
-			}
-			if _, err := st.Plan(pv); err != nil {
-				return badInput("study %s: %v", info.Name, err)
-			}
-			spec := &lab.Spec{Reps: reps, Quick: quick, Studies: []lab.StudyRun{{Study: st, Params: pv}}}
+			spec := &lab.Spec{Reps: reps, Quick: quick, Studies: []lab.StudyRun{run}}
 			if err := tf.fill(spec); err != nil {
 				return err
 			}
-			extra := map[string]any{"study": info.Name, "params": pv.Text(), "quick": quick, "reps": reps, "checksums": spec.Checksums}
-			l, err := env.newLab(spec, results.KindStudy, extra)
-			if err != nil {
+			res, err := env.runLab(spec, results.KindStudy)
+			if res == nil || len(res.Outcomes) == 0 || !res.Finished && res.Measured() == 0 {
 				return err
 			}
-			if c, ok := st.(study.Configurer); ok {
-				variants, err := l.ExpandVariants(c, pv)
-				if err != nil {
-					return labError(err)
+			if asJSON {
+				runErr := err
+				if res.Finished {
+					runErr = nil // closing failed, not the study
 				}
-				notes := map[string]string{}
-				for _, v := range variants {
-					notes[v.Name] = v.Note
-					if p := env.progress(); p != nil {
-						p(fmt.Sprintf("%s: %s", v.Name, v.Note))
-					}
+				if werr := writeStudyJSON(env.Stdout, res, runErr); werr != nil {
+					return werr
 				}
-				extra["variants"] = notes
-			}
-			if err := env.openLab(l); err != nil {
 				return err
 			}
-			out, runErr := l.RunStudy(env.Ctx, l.Runner(), st, pv)
-			runID := l.Run.ID()
-			targets := make([]results.Target, len(l.Targets))
-			for i, t := range l.Targets {
-				targets[i] = results.Target{Name: t.Name, ServerVersion: t.Version, ServerVersionNum: t.VersionNum, DataChecksums: t.Checksums, Conn: t.Redacted(), Extra: envExtra(t)}
+			if werr := writeStudyText(env.Stdout, res, storeLocation(spec.Store), details); werr != nil {
+				return werr
 			}
-			closeErr := env.closeLab(l, runErr)
-			if out != nil && (runErr == nil || len(out.Measurements) > 0) {
-				if asJSON {
-					if err := writeStudyJSON(env.Stdout, runID, targets, out, l.Notes, runErr); err != nil {
-						return err
-					}
-				} else {
-					fmt.Fprintf(env.Stdout, "%s — %s (%s)\n%d repetition(s); run %s stored in %s\n", info.Name, info.Title, info.Source, out.Reps, runID, storeLocation(spec.Store))
-					writeTargetsLine(env.Stdout, targets)
-					for _, n := range noteLines(l) {
-						fmt.Fprintf(env.Stdout, "  note: %s\n", n)
-					}
-					ds := &report.Dataset{Targets: targets, Measurements: out.Measurements}
-					for _, n := range out.Notes {
-						ds.Notes = append(ds.Notes, report.Note{Study: out.Study, Case: n.Case.Labels, Target: n.Target, Text: n.Text, Outcome: n.Outcome, Rep: n.Rep, Metric: n.Metric})
-					}
-					ds.Studies = []report.StudyInfo{studyInfoOf(out)}
-					if err := report.WriteTextOpts(env.Stdout, ds, report.Options{Brief: !details}); err != nil {
-						return err
-					}
-				}
-			}
-			if runErr != nil {
-				return runErr
-			}
-			return closeErr
+			return err
 		},
 	}
 	f := cmd.Flags()
@@ -231,7 +183,21 @@ type noteJSON struct {
 	Outcome bool              `json:"outcome,omitempty"`
 }
 
-func writeStudyJSON(w io.Writer, runID string, targets []results.Target, out *study.Outcome, setup []lab.Note, runErr error) error {
+// writeStudyText prints a study's outcome: what ran where, the set-up
+// notes, then each case's primary metrics (every metric with details).
+func writeStudyText(w io.Writer, res *lab.Result, store string, details bool) error {
+	out := res.Outcomes[0]
+	info := out.Info
+	fmt.Fprintf(w, "%s — %s (%s)\n%d repetition(s); run %s stored in %s\n", info.Name, info.Title, info.Source, out.Reps, res.RunID, store)
+	writeTargetsLine(w, res.Targets)
+	for _, n := range res.Notes {
+		fmt.Fprintf(w, "  note: %s\n", n)
+	}
+	return report.WriteTextOpts(w, res.Dataset(), report.Options{Brief: !details})
+}
+
+func writeStudyJSON(w io.Writer, res *lab.Result, runErr error) error {
+	runID, targets, out, setup := res.RunID, res.Targets, res.Outcomes[0], res.Notes
 	doc := studyJSON{RunID: runID, Study: out.Study, Status: "done", Params: out.Params.Text(), Reps: out.Reps}
 	if runErr != nil {
 		doc.Status = "failed"
@@ -263,15 +229,6 @@ func writeStudyJSON(w io.Writer, runID string, targets []results.Target, out *st
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	return enc.Encode(doc)
-}
-
-// studyInfoOf describes a study's outcome as reports name its cases.
-func studyInfoOf(o *study.Outcome) report.StudyInfo {
-	si := report.StudyInfo{Name: o.Info.Name, Title: o.Info.Title, Source: o.Info.Source, Params: o.Params.Text(), Reps: o.Reps}
-	for _, c := range o.Plan.Cases {
-		si.Cases = append(si.Cases, report.CaseInfo{Name: c.Name, Labels: c.Labels})
-	}
-	return si
 }
 
 func nonNilLabels(m map[string]string) map[string]string {

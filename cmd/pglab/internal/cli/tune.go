@@ -149,7 +149,7 @@ func runTune(env *Env, cmd *cobra.Command, o tuneOptions) error {
 		}
 		facts, err := srv.Facts(env.Ctx)
 		if err != nil {
-			return &ExitError{Code: 1, Err: errors.New(results.RedactText(err.Error()))}
+			return errors.New(results.RedactText(err.Error()))
 		}
 		tt = &tuneTarget{srv: srv, facts: facts}
 	}

@@ -327,7 +327,7 @@ func writeResult(b *strings.Builder, srv *apply.Server, res *apply.Result, what 
 	}
 }
 
-// notTakenError is the exit-1 error when a value did not take.
+// notTakenError is the error when a value did not take.
 func notTakenError(res *apply.Result) error {
 	bad := res.NotTaken()
 	if len(bad) == 0 {
@@ -337,14 +337,14 @@ func notTakenError(res *apply.Result) error {
 	for _, c := range bad {
 		parts = append(parts, fmt.Sprintf("%s (%s)", c.Name, c.Detail))
 	}
-	return &ExitError{Code: 1, Err: fmt.Errorf("%d parameters did not take: %s", len(bad), strings.Join(parts, "; "))}
+	return fmt.Errorf("%d parameters did not take: %s", len(bad), strings.Join(parts, "; "))
 }
 
-// liveError turns errors of package apply into one-line exit-1 errors,
-// without any password.
+// liveError keeps errors of package apply on one line and without any
+// password.
 func liveError(err error) error {
 	if errors.Is(err, apply.ErrAlterSystemDisabled) || errors.Is(err, apply.ErrPermission) || errors.Is(err, apply.ErrNothingToRevert) {
-		return &ExitError{Code: 1, Err: err}
+		return err
 	}
-	return &ExitError{Code: 1, Err: errors.New(results.RedactText(err.Error()))}
+	return errors.New(results.RedactText(err.Error()))
 }

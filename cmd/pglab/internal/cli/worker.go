@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"errors"
 	"os"
 	"strconv"
 	"strings"
@@ -67,13 +66,8 @@ its index from JOB_COMPLETION_INDEX (see 'pglab bench --k8s-job').`,
 					conn = strings.TrimSpace(conn + " dbname=" + db)
 				}
 			}
-			err := dist.Work(env.Ctx, dist.WorkerOptions{Join: join, Token: token, Name: name, Index: index,
+			return dist.Work(env.Ctx, dist.WorkerOptions{Join: join, Token: token, Name: name, Index: index,
 				JoinTimeout: joinTimeout, Version: buildinfo.Version, Connect: conn, Stderr: env.Stderr, Quiet: env.Quiet})
-			var ce *dist.CoordinatorError
-			if errors.As(err, &ce) {
-				return &ExitError{Code: 2, Err: err}
-			}
-			return err
 		},
 	}
 	f := cmd.Flags()

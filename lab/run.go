@@ -1,0 +1,137 @@
+package lab
+
+import (
+	"context"
+
+	"github.com/pglab/pglab/report"
+	"github.com/pglab/pglab/results"
+	"github.com/pglab/pglab/study"
+)
+
+// Result is what a comparison left: its run in the store, its targets as
+// the run describes them, the notes of its set-up and each study's
+// outcome.
+type Result struct {
+	// RunID is the stored run's ID.
+	RunID string
+	// Targets are the servers, as stored (without their settings).
+	Targets []results.Target
+	// Notes are remarks about the set-up (a setting left out).
+	Notes []Note
+	// Outcomes are the studies' outcomes in the order they ran; a study
+	// that failed has its outcome so far, and ends the list.
+	Outcomes []*study.Outcome
+	// Finished reports whether every study ran to its end (closing the
+	// lab may still have failed).
+	Finished bool
+}
+
+// Measured returns the number of measurements made.
+func (r *Result) Measured() int {
+	n := 0
+	for _, o := range r.Outcomes {
+		n += len(o.Measurements)
+	}
+	return n
+}
+
+// Dataset returns what the studies measured as a report's dataset, as
+// they produced it: their measurements, notes and descriptions, and the
+// targets. (A report of the stored run, report.Load, has the run's
+// manifest, timings and texts too.)
+func (r *Result) Dataset() *report.Dataset {
+	ds := &report.Dataset{Targets: r.Targets}
+	for _, o := range r.Outcomes {
+		ds.Measurements = append(ds.Measurements, o.Measurements...)
+		for _, n := range o.Notes {
+			ds.Notes = append(ds.Notes, report.Note{Study: o.Study, Case: n.Case.Labels, Target: n.Target, Text: n.Text, Outcome: n.Outcome, Rep: n.Rep, Metric: n.Metric})
+		}
+		ds.Studies = append(ds.Studies, studyInfo(o))
+	}
+	return ds
+}
+
+// studyInfo describes a study's outcome as reports name its cases.
+func studyInfo(o *study.Outcome) report.StudyInfo {
+	si := report.StudyInfo{Name: o.Info.Name, Title: o.Info.Title, Source: o.Info.Source, Params: o.Params.Text(), Reps: o.Reps}
+	for _, c := range o.Plan.Cases {
+		si.Cases = append(si.Cases, report.CaseInfo{Name: c.Name, Labels: c.Labels})
+	}
+	return si
+}
+
+// Run runs a comparison from start to end: it checks spec, starts or
+// connects its servers, runs its studies into a new run of the store, and
+// stops and removes what it started. A comparison of one study that
+// compares configurations (study.Configurer) runs it on one server per
+// configuration. The result is nil when the run could not be opened;
+// otherwise it holds what was measured, also when err is not nil (the
+// first error of the studies, else of closing the lab).
+func Run(ctx context.Context, spec *Spec, opts Options) (*Result, error) {
+	l, err := New(spec, opts)
+	if err != nil {
+		return nil, err
+	}
+	if len(spec.Studies) == 1 {
+		if err := l.expandVariants(spec.Studies[0]); err != nil {
+			return nil, err
+		}
+	}
+	if err := l.Open(ctx); err != nil {
+		return nil, err
+	}
+	res := &Result{RunID: l.Run.ID(), Notes: l.Notes}
+	for _, t := range l.Targets {
+		res.Targets = append(res.Targets, t.Summary())
+	}
+	runErr := l.runStudies(ctx, res)
+	closeErr := l.Close(runErr)
+	if runErr != nil {
+		return res, runErr
+	}
+	return res, closeErr
+}
+
+// runStudies runs the comparison's studies in order on the open lab,
+// adding their outcomes to res; it stops at the first error.
+func (l *Lab) runStudies(ctx context.Context, res *Result) error {
+	r := l.Runner()
+	for _, s := range l.spec.Studies {
+		o, err := l.RunStudy(ctx, r, s.Study, s.Params)
+		if o != nil {
+			res.Outcomes = append(res.Outcomes, o)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	res.Finished = true
+	return nil
+}
+
+// manifest returns the run's manifest fields beside the command line: what
+// was compared and how.
+func (l *Lab) manifest() map[string]any {
+	s := l.spec
+	m := map[string]any{"quick": s.Quick, "reps": s.Reps, "checksums": s.Checksums}
+	if l.opts.Kind == results.KindStudy && len(s.Studies) == 1 {
+		m["study"] = s.Studies[0].Study.Info().Name
+		m["params"] = s.Studies[0].Params.Text()
+		if l.variants != nil {
+			m["variants"] = l.variants
+		}
+		return m
+	}
+	m["studies"] = s.StudyNames()
+	m["alpha"] = s.Alpha
+	if s.AA {
+		m["aa"] = true
+	}
+	if s.Name != "" {
+		m["name"] = s.Name
+	}
+	if s.Plan != "" {
+		m["plan"] = s.Plan
+	}
+	return m
+}
