@@ -3,6 +3,7 @@ package compare
 import (
 	"math"
 	"slices"
+	"sync"
 )
 
 // The size of a change: Hodges-Lehmann estimate with Moses confidence
@@ -49,13 +50,7 @@ func newEffect(x, y []float64) *effect {
 	if e.n1 == 0 || e.n2 == 0 {
 		return e
 	}
-	positive := true
-	for _, v := range slices.Concat(x, y) {
-		if !(v > 0) {
-			positive = false
-			break
-		}
-	}
+	positive := allPositive(x) && allPositive(y)
 	lx, ly := x, y
 	div := 1.0
 	if positive {
@@ -76,6 +71,16 @@ func newEffect(x, y []float64) *effect {
 	}
 	slices.Sort(e.diffs)
 	return e
+}
+
+// allPositive reports whether every value of x is > 0.
+func allPositive(x []float64) bool {
+	for _, v := range x {
+		if !(v > 0) {
+			return false
+		}
+	}
+	return true
 }
 
 // logs returns the natural logarithms of x.
@@ -161,6 +166,26 @@ func (e *effect) halfWidthPercent(alpha float64) float64 {
 // n1 and n2 values, 2·P(U ≤ u), is at most alpha, with P(U ≤ u); u is −1
 // when there is none.
 func mosesRank(n1, n2 int, alpha float64) (u int, tail float64) {
+	type key struct {
+		n1, n2 int
+		alpha  float64
+	}
+	k := key{n1, n2, alpha}
+	if r, ok := mosesCache.Load(k); ok {
+		r := r.([2]float64)
+		return int(r[0]), r[1]
+	}
+	u, tail = findMosesRank(n1, n2, alpha)
+	mosesCache.Store(k, [2]float64{float64(u), tail})
+	return u, tail
+}
+
+// mosesCache holds mosesRank's results. Its keys are few in practice: the
+// sample sizes of a report's cells and the levels of its family.
+var mosesCache sync.Map
+
+// findMosesRank computes mosesRank.
+func findMosesRank(n1, n2 int, alpha float64) (u int, tail float64) {
 	within := func(k int) bool { return 2*uCDF(n1, n2, float64(k)) <= alpha*(1+1e-9) }
 	if n1 == 0 || n2 == 0 || !within(0) {
 		return -1, 0

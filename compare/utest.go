@@ -97,6 +97,7 @@ type tieGroup struct {
 // tieGroups merges the sorted samples x1 and x2 into runs of equal values
 // and returns them with twice the rank sum of x1's values.
 func tieGroups(x1, x2 []float64) (groups []tieGroup, twoR1 int) {
+	groups = make([]tieGroup, 0, len(x1)+len(x2))
 	i, j, rank := 0, 0, 1
 	for i < len(x1) || j < len(x2) {
 		var v float64
