@@ -1,0 +1,243 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/pglab/pglab/internal/buildinfo"
+	"github.com/pglab/pglab/workload"
+	"github.com/pglab/pglab/workload/capture"
+	"github.com/spf13/cobra"
+)
+
+func init() { register(40, newCaptureCmd) }
+
+// captureFlags are pglab capture's flags.
+type captureFlags struct {
+	settings       bool
+	version        int
+	logs           []string
+	out            string
+	format         string
+	prefix         string
+	database       string
+	systemID       string
+	allowTruncated bool
+	inspect        string
+}
+
+func newCaptureCmd(env *Env) *cobra.Command {
+	var cf captureFlags
+	cmd := &cobra.Command{
+		Use:   "capture (--settings [--version N] | --log FILE... --out WORKLOAD | --inspect WORKLOAD)",
+		Short: "Record a workload: the logging settings to set, and a server log turned into a workload file",
+		Long: `pglab capture turns what a PostgreSQL server logged into a workload file for the
+replay study: its sessions (database, user, application), their statements in order
+with start offsets, durations and bind parameters, and a fingerprint per statement.
+
+  --settings        prints the ALTER SYSTEM lines that make a server (--version, 13–18)
+                    log every statement in --format (csvlog by default, jsonlog for 15+,
+                    or stderr), what that costs, and how to revert them.
+  --log FILE...     reads csvlog, jsonlog or stderr logs of PostgreSQL 13–18 (plain or
+                    gzip; the format is detected unless given; a stderr log needs its
+                    log_line_prefix, default '` + capture.DefaultPrefix + `') and writes --out (JSON Lines,
+                    gzip when it ends in .gz; see 'go doc github.com/pglab/pglab/workload').
+                    Files are read in the order of their first time stamps. It prints what
+                    it took and what it could not (COPY data, fast-path calls, other
+                    databases, background processes, lines of unknown shape), with counts.
+  --inspect FILE    prints the summary of a workload file.
+
+Passwords in statements and parameters (PASSWORD '…', connection strings) are masked
+before they reach the workload file.
+
+Escapes read in a stderr log's --prefix:
+` + indentLines(capture.PrefixEscapes(), "  "),
+		Example: `  pglab capture --settings --version 17
+  pglab capture --log /var/lib/postgresql/17/main/log/postgresql-*.csv --out shop.workload.gz
+  pglab capture --log postgresql.log --prefix '%m [%p] %q%u@%d ' --database shop --out shop.workload
+  pglab capture --inspect shop.workload.gz`,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return runCapture(env, cmd, &cf, args)
+		},
+	}
+	f := cmd.Flags()
+	f.BoolVar(&cf.settings, "settings", false, "print the server settings that record a workload, their cost and how to revert them")
+	f.IntVar(&cf.version, "version", 17, "with --settings: the server's major version (13–18)")
+	f.StringArrayVar(&cf.logs, "log", nil, "a server log file to read (repeat, or list more files after it)")
+	f.StringVar(&cf.out, "out", "", "the workload file to write (gzip when it ends in .gz)")
+	f.StringVar(&cf.format, "format", "", "the log format: csvlog, jsonlog or stderr (default: detected; with --settings: csvlog)")
+	f.StringVar(&cf.prefix, "prefix", "", "a stderr log's log_line_prefix (default '"+capture.DefaultPrefix+"')")
+	f.StringVar(&cf.database, "database", "", "keep only the sessions of this database")
+	f.StringVar(&cf.systemID, "system-identifier", "", "the logging server's system identifier (SELECT system_identifier FROM pg_control_system()), kept for the replay's safety check")
+	f.BoolVar(&cf.allowTruncated, "allow-truncated", false, "count a truncated last record (a log still being written) instead of failing")
+	f.StringVar(&cf.inspect, "inspect", "", "print the summary of a workload file")
+	return cmd
+}
+
+// runCapture dispatches on the mode the flags ask for.
+func runCapture(env *Env, cmd *cobra.Command, cf *captureFlags, args []string) error {
+	logs := append(append([]string(nil), cf.logs...), args...)
+	modes := 0
+	for _, on := range []bool{cf.settings, len(logs) > 0, cf.inspect != ""} {
+		if on {
+			modes++
+		}
+	}
+	switch {
+	case modes != 1:
+		return badInput("give one of --settings, --log FILE... --out WORKLOAD, or --inspect WORKLOAD (see 'pglab capture --help')")
+	case cf.settings:
+		format := cf.format
+		if format == "" {
+			format = capture.CSVLog
+		}
+		if err := capture.WriteSettings(env.Stdout, cf.version, format); err != nil {
+			return badInput("%v", err)
+		}
+		return nil
+	case cf.inspect != "":
+		return inspectWorkload(env.Stdout, cf.inspect)
+	case cf.out == "":
+		return badInput("--out WORKLOAD is needed: the workload file to write")
+	case cmd.Flags().Changed("version"):
+		return badInput("--version goes with --settings; a log's version is read from the log")
+	}
+	sum, err := capture.Capture(env.Ctx, capture.Options{Files: logs, Out: cf.out, Format: cf.format,
+		Prefix: cf.prefix, Database: cf.database, SystemIdentifier: cf.systemID,
+		AllowTruncated: cf.allowTruncated, CreatedBy: "pglab " + buildinfo.String()})
+	if err != nil {
+		if errors.Is(err, env.Ctx.Err()) && env.Ctx.Err() != nil {
+			return err
+		}
+		return badInput("%v", err)
+	}
+	return printCaptureSummary(env.Stdout, sum)
+}
+
+// printCaptureSummary prints what a capture took and skipped.
+func printCaptureSummary(w io.Writer, s *capture.Summary) error {
+	var b strings.Builder
+	version := ""
+	if s.ServerVersion != "" {
+		version = ", PostgreSQL " + s.ServerVersion
+	}
+	fmt.Fprintf(&b, "read %s (%s%s): %s log messages, %s\n", capturePlural(s.Files, "file"), s.Format, version, captureCount(s.Entries), captureBytes(s.Bytes))
+	fmt.Fprintf(&b, "  sessions      %s\n", captureCount(s.Sessions))
+	fmt.Fprintf(&b, "  statements    %s (extended protocol %s, with parameters %s, failed %s)\n",
+		captureCount(s.Statements), captureCount(s.Extended), captureCount(s.WithParams), captureCount(s.Errors))
+	fmt.Fprintf(&b, "  fingerprints  %s\n", captureCount(s.Fingerprints))
+	if s.Statements > 0 {
+		fmt.Fprintf(&b, "  time span     %s → %s (%s)\n", s.First.UTC().Format("2006-01-02 15:04:05.000"),
+			s.Last.UTC().Format("15:04:05.000 UTC"), s.Last.Sub(s.First).Round(time.Millisecond))
+	}
+	if s.Redacted > 0 {
+		fmt.Fprintf(&b, "  passwords masked in %s\n", capturePlural64(s.Redacted, "statement"))
+	}
+	writeSkipped(&b, s.Skipped)
+	if len(s.UnknownZones) > 0 {
+		fmt.Fprintf(&b, "note: time zone %s taken as UTC (offsets are right unless the zone changes within the log)\n", strings.Join(s.UnknownZones, ", "))
+	}
+	fmt.Fprintf(&b, "wrote %s (%s)\n", s.Out, captureBytes(s.OutBytes))
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+func writeSkipped(b *strings.Builder, skipped []workload.Skip) {
+	if len(skipped) == 0 {
+		b.WriteString("  not taken     nothing\n")
+		return
+	}
+	b.WriteString("  not taken:\n")
+	for _, sk := range skipped {
+		fmt.Fprintf(b, "    %10s  %s\n", captureCount(sk.Count), sk.Reason)
+	}
+}
+
+// inspectWorkload reads a workload file through and prints its summary.
+func inspectWorkload(w io.Writer, path string) error {
+	r, err := workload.Open(path)
+	if err != nil {
+		return badInput("%v", err)
+	}
+	defer r.Close()
+	params := int64(0)
+	for {
+		rec, err := r.Next()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return badInput("%s: %v", path, err)
+		}
+		if st, ok := rec.(*workload.Statement); ok && st.Params != nil {
+			params++
+		}
+	}
+	h := r.Header()
+	end, _ := r.End()
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s: pglab workload version %d, from %s (%s", path, h.Version, capturePlural(len(h.Source.Files), "file"), h.Source.Format)
+	if h.Source.ServerVersion != "" {
+		fmt.Fprintf(&b, ", PostgreSQL %s", h.Source.ServerVersion)
+	}
+	fmt.Fprintf(&b, "), written by %s at %s\n", orNone(h.CreatedBy), h.Created.UTC().Format(time.RFC3339))
+	fmt.Fprintf(&b, "  sessions      %s\n  statements    %s (with parameters %s)\n  fingerprints  %s\n",
+		captureCount(end.Sessions), captureCount(end.Statements), captureCount(params), captureCount(end.Fingerprints))
+	if end.Statements > 0 {
+		first := h.Origin.Add(time.Duration(end.FirstUS) * time.Microsecond)
+		span := time.Duration(end.LastUS-end.FirstUS) * time.Microsecond
+		fmt.Fprintf(&b, "  time span     from %s (%s)\n", first.UTC().Format("2006-01-02 15:04:05.000 UTC"), span.Round(time.Millisecond))
+	}
+	if h.Database != "" {
+		fmt.Fprintf(&b, "  database      %s\n", h.Database)
+	}
+	if h.Source.SystemIdentifier != "" {
+		fmt.Fprintf(&b, "  system identifier %s\n", h.Source.SystemIdentifier)
+	}
+	writeSkipped(&b, end.Skipped)
+	_, err = io.WriteString(w, b.String())
+	return err
+}
+
+// captureCount formats n with thousands separators.
+func captureCount(n int64) string {
+	s := fmt.Sprint(n)
+	if n < 0 {
+		return s
+	}
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
+}
+
+func capturePlural(n int, word string) string { return capturePlural64(int64(n), word) }
+
+func capturePlural64(n int64, word string) string {
+	if n == 1 {
+		return "1 " + word
+	}
+	return captureCount(n) + " " + word + "s"
+}
+
+// captureBytes formats a size in bytes.
+func captureBytes(n int64) string {
+	switch {
+	case n >= 1<<30:
+		return fmt.Sprintf("%.1f GiB", float64(n)/(1<<30))
+	case n >= 1<<20:
+		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
+	case n >= 1<<10:
+		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
+	}
+	return fmt.Sprintf("%d bytes", n)
+}
+
+// indentLines puts prefix before every line of s.
+func indentLines(s, prefix string) string {
+	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	return prefix + strings.Join(lines, "\n"+prefix)
+}

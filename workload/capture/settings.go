@@ -1,0 +1,96 @@
+package capture
+
+import (
+	"fmt"
+	"io"
+	"strings"
+)
+
+// Setting is one server setting to record a workload.
+type Setting struct {
+	Name  string
+	Value string // as SQL: quoted when a string
+	Why   string
+	// Restart tells that the setting takes effect at a restart only.
+	Restart bool
+}
+
+// SettingsFor returns the settings that make a server of the given major
+// version (13–18) log a workload in the given format (csvlog, jsonlog for
+// 15+, or stderr).
+func SettingsFor(version int, format string) ([]Setting, error) {
+	if version < 13 || version > 18 {
+		return nil, fmt.Errorf("pglab captures from PostgreSQL 13 to 18, not %d", version)
+	}
+	switch {
+	case format == JSONLog && version < 15:
+		return nil, fmt.Errorf("jsonlog needs PostgreSQL 15 or later (this is %d): use csvlog", version)
+	case format != CSVLog && format != JSONLog && format != Stderr:
+		return nil, fmt.Errorf("unknown log format %q: want csvlog, jsonlog or stderr", format)
+	}
+	out := []Setting{
+		{"logging_collector", "on", "the collector writes csvlog and jsonlog files (log_directory, log_filename)", true},
+		{"log_destination", "'" + format + "'", "the log format pglab capture reads", false},
+	}
+	if format == Stderr {
+		out = append(out, Setting{"log_line_prefix", "'" + RecommendedPrefix + "'",
+			"time with milliseconds, process and, for client sessions, user, database and application (give it to pglab capture --prefix)", false})
+	}
+	return append(out,
+		Setting{"log_min_duration_statement", "0", "every completed statement with its duration (extended protocol: parse, bind and execute lines with their parameters)", false},
+		Setting{"log_statement", "'none'", "no second line per statement at its arrival (log_min_duration_statement logs it)", false},
+		Setting{"log_duration", "off", "durations come with the statements", false},
+		Setting{"log_connections", "on", "sessions: when they connect, as which user, to which database, from which application", false},
+		Setting{"log_disconnections", "on", "sessions: when they end", false},
+		Setting{"log_min_error_statement", "'error'", "the text of statements that fail (the default)", false},
+		Setting{"log_parameter_max_length", "-1", "bind parameters in full (the default): a cut value cannot be replayed", false},
+		Setting{"log_statement_sample_rate", "1", "no sampling: a sample drops statements of a session (13+)", false},
+		Setting{"log_transaction_sample_rate", "0", "no transaction sampling (it logs sampled transactions in full, the others not at all)", false},
+		Setting{"lc_messages", "'C'", "English messages: pglab capture reads PostgreSQL's English texts", false},
+	), nil
+}
+
+// WriteSettings prints the ALTER SYSTEM lines of SettingsFor, what they
+// cost and how to revert them.
+func WriteSettings(w io.Writer, version int, format string) error {
+	set, err := SettingsFor(version, format)
+	if err != nil {
+		return err
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "-- pglab capture: record a workload on PostgreSQL %d as %s.\n", version, format)
+	b.WriteString("-- Run as a superuser on the server to capture, then restart it once if logging_collector was off.\n")
+	for _, s := range set {
+		line := fmt.Sprintf("ALTER SYSTEM SET %s = %s;", s.Name, s.Value)
+		note := s.Why
+		if s.Restart {
+			note = "restart: " + note
+		}
+		fmt.Fprintf(&b, "%-55s -- %s\n", line, note)
+	}
+	b.WriteString("SELECT pg_reload_conf();\n")
+	b.WriteString(settingsNotes)
+	b.WriteString("\n-- To revert (logging_collector goes back at the next restart):\n")
+	for _, s := range set {
+		fmt.Fprintf(&b, "ALTER SYSTEM RESET %s;\n", s.Name)
+	}
+	b.WriteString("SELECT pg_reload_conf();\n")
+	_, err = io.WriteString(w, b.String())
+	return err
+}
+
+const settingsNotes = `
+-- The system identifier, for the replay's check that it never writes to this server:
+--   SELECT system_identifier FROM pg_control_system();   (give it to pglab capture --system-identifier)
+-- The data to replay against: take a snapshot when the capture starts (pg_dump, a basebackup or a
+-- disk snapshot); statements replayed on other data change what they do.
+--
+-- Cost: every statement is written to the log, on the server's disk, by the backend that ran it.
+-- A simple-protocol statement writes one line (about 250 bytes of csvlog plus its text); an
+-- extended-protocol one three (parse, bind, execute: about 800 bytes plus its text three times and
+-- its parameters twice). At 5,000 statements per second that is roughly 1.5 to 5 MB/s (5 to 18 GB
+-- an hour). The time to format and write each line is added to every statement: noticeable
+-- (percents to tens of percents of throughput) for sub-millisecond statements, invisible for slow
+-- ones. Measure it on a replica or a quiet hour first, give the log its own disk if you can, and
+-- keep the capture short (minutes are enough for a replay): watch the log directory's size.
+`
