@@ -16,4 +16,7 @@ const (
 	// of per-interval figures (bench.ProgressTick: elapsed_s, tps,
 	// latency_avg_ms, latency_p99_ms, …).
 	ProgressArtefact = "progress"
+	// SummaryArtefact names a load run's summary as pgbench prints it,
+	// with pglab's latency percentiles (text/plain).
+	SummaryArtefact = "pgbench-summary"
 )

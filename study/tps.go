@@ -2,19 +2,16 @@ package study
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
 	"time"
 
-	"github.com/HdrHistogram/hdrhistogram-go"
 	"github.com/pglab/pglab/bench"
 	"github.com/pglab/pglab/bench/initdata"
 	"github.com/pglab/pglab/bench/script"
 	"github.com/pglab/pglab/pgserver"
-	"github.com/pglab/pglab/results"
 )
 
 // tpsStudy is seeds 000 §3 and 003: pgbench's workload over a list of
@@ -162,15 +159,9 @@ func tpsRun(ctx context.Context, s *Session, clients int) error {
 	if res.Aborted {
 		return fmt.Errorf("pgbench run with %d clients: some clients aborted", clients)
 	}
-	s.Record("tps", res.TPS, "tps", HigherIsBetter())
-	s.Record("latency_avg_ms", res.LatencyAvgMs, "ms", LowerIsBetter())
-	s.Record("latency_p50_ms", res.LatencyP50Ms, "ms", LowerIsBetter())
-	s.Record("latency_p90_ms", res.LatencyP90Ms, "ms", LowerIsBetter())
-	s.Record("latency_p99_ms", res.LatencyP99Ms, "ms", LowerIsBetter())
-	s.Record("latency_max_ms", res.LatencyMaxMs, "ms", LowerIsBetter())
-	s.Record("failed", float64(res.Failed), "count", LowerIsBetter())
-	s.Record("conn_ms", res.ConnMs, "ms", LowerIsBetter())
-	s.Record("transactions", float64(res.Transactions), "count", HigherIsBetter())
+	if err := s.recordLoad(ctx, res); err != nil {
+		return err
+	}
 	if tx := float64(res.Transactions + res.Failed); tx > 0 {
 		if v, ok := s.StepCounter(step, "wal_bytes", "wal_bytes_per_tx"); ok {
 			s.Record("wal_bytes_per_tx", v/tx, "bytes", LowerIsBetter())
@@ -179,30 +170,8 @@ func tpsRun(ctx context.Context, s *Session, clients int) error {
 			s.Record("wal_syncs_per_tx", v/tx, "count", LowerIsBetter())
 		}
 	}
-	if data, err := json.Marshal(res.Progress); err == nil {
-		if err := s.Artefact(ctx, results.ProgressArtefact, "application/json", data); err != nil {
-			return err
-		}
-	}
-	if res.Histogram != nil && res.Histogram.TotalCount() > 0 {
-		data, err := res.Histogram.Encode(hdrhistogram.V2CompressedEncodingCookieBase)
-		if err != nil {
-			return fmt.Errorf("encode the latency histogram: %w", err)
-		}
-		if err := s.Artefact(ctx, results.LatencyHistogramArtefact, results.HDRHistogramType, data); err != nil {
-			return err
-		}
-	}
-	var summary bytesBuffer
-	res.WriteSummary(&summary)
-	res.WritePercentiles(&summary)
-	return s.Artefact(ctx, "pgbench-summary", "text/plain", summary.b)
+	return nil
 }
-
-// bytesBuffer is a minimal io.Writer collecting bytes.
-type bytesBuffer struct{ b []byte }
-
-func (w *bytesBuffer) Write(p []byte) (int, error) { w.b = append(w.b, p...); return len(p), nil }
 
 func (tpsStudy) Teardown(ctx context.Context, s *Session) error { return tpsTeardown(ctx, s) }
 

@@ -14,6 +14,7 @@ import (
 	"github.com/pglab/pglab/bench/dist"
 	"github.com/pglab/pglab/internal/buildinfo"
 	"github.com/pglab/pglab/results"
+	"github.com/pglab/pglab/study"
 )
 
 // coordFlags are pglab bench's options for a run from several processes.
@@ -228,31 +229,23 @@ func (b *benchRun) storeOutcome(ctx context.Context, run *results.Run, cfg bench
 		return err
 	}
 	var ms []results.Measurement
+	// add keeps one part's figures and artefacts: the whole run's, or a
+	// worker's share.
 	add := func(part string, r *bench.Result) error {
 		c := map[string]string{"part": part, "clients": strconv.Itoa(r.Clients)}
-		for _, m := range []struct {
-			name, unit string
-			v          float64
-			dir        results.Direction
-		}{
-			{"tps", "tps", r.TPS, results.DirectionHigher}, {"transactions", "count", float64(r.Transactions), results.DirectionHigher},
-			{"failed", "count", float64(r.Failed), results.DirectionLower}, {"latency_avg_ms", "ms", r.LatencyAvgMs, results.DirectionLower},
-			{"latency_p50_ms", "ms", r.LatencyP50Ms, results.DirectionLower}, {"latency_p99_ms", "ms", r.LatencyP99Ms, results.DirectionLower},
-			{"latency_max_ms", "ms", r.LatencyMaxMs, results.DirectionLower}, {"conn_ms", "ms", r.ConnMs, results.DirectionLower},
-		} {
-			ms = append(ms, results.Measurement{Target: "db", Study: "bench", Case: c, Rep: 1, Metric: m.name, Value: m.v, Unit: m.unit, Direction: m.dir})
-		}
-		var sum strings.Builder
-		r.WriteSummary(&sum)
-		r.WritePercentiles(&sum)
-		if err := run.AddArtefact(ctx, results.Artefact{Target: "db", Study: "bench", Case: c, Rep: 1, Name: "pgbench-summary", ContentType: "text/plain", Data: []byte(sum.String())}); err != nil {
+		rec, err := study.RecordOfLoad(r)
+		if err != nil {
 			return err
 		}
-		if r.Histogram != nil {
-			if h, err := bench.EncodeHist(r.Histogram); err == nil {
-				if err := run.AddArtefact(ctx, results.Artefact{Target: "db", Study: "bench", Case: c, Rep: 1, Name: "latency-hdr", ContentType: "application/x-hdrhistogram", Data: h}); err != nil {
-					return err
-				}
+		kept, _ := rec.Finite()
+		for _, m := range kept {
+			m.Target, m.Study, m.Case, m.Rep = "db", "bench", c, 1
+			ms = append(ms, m)
+		}
+		for _, a := range rec.Artefacts {
+			a.Target, a.Study, a.Case, a.Rep = "db", "bench", c, 1
+			if err := run.AddArtefact(ctx, a); err != nil {
+				return err
 			}
 		}
 		return nil
@@ -260,11 +253,6 @@ func (b *benchRun) storeOutcome(ctx context.Context, run *results.Run, cfg bench
 	if complete && out.Result != nil {
 		if err := add("all", out.Result); err != nil {
 			return err
-		}
-		if data, err := json.Marshal(out.Result.Progress); err == nil {
-			if err := run.AddArtefact(ctx, results.Artefact{Target: "db", Study: "bench", Case: map[string]string{"part": "all", "clients": strconv.Itoa(out.Result.Clients)}, Rep: 1, Name: "progress", ContentType: "application/json", Data: data}); err != nil {
-				return err
-			}
 		}
 	}
 	for _, w := range out.Workers {

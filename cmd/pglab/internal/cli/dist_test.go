@@ -294,6 +294,73 @@ func TestStudyTPSOnWorkers(t *testing.T) {
 	}
 }
 
+// TestLoadArtefactsAlike: a coordinated 'bench --listen --store' and a
+// 'study tps' keep a load run alike: the same artefacts (names and content
+// types) per case, and the same figures.
+func TestLoadArtefactsAlike(t *testing.T) {
+	inst := pgtest.Shared(t, pgtest.DefaultVersion())
+	dsn := pgtest.CreateDB(t, inst)
+	dir := t.TempDir()
+	benchStore, studyStore := filepath.Join(dir, "bench.db"), filepath.Join(dir, "study.db")
+	if r := run(t, "--quiet", "bench", "-i", "-s", "1", dsn); r.code != 0 {
+		t.Fatalf("bench -i: %d\n%s", r.code, r.stderr)
+	}
+	co := startPglab(t, nil, "bench", "--listen", "127.0.0.1:0", "--expect-workers", "1", "--store", benchStore,
+		"-n", "-S", "-c", "2", "-t", "20", "-P", "1", dsn)
+	workers := startWorkers(t, 1, joinAddr(co), passwordEnv(t, dsn))
+	if code, _ := co.exit(90 * time.Second); code != 0 {
+		t.Fatalf("coordinator exit %d\n%s", code, co.stderr.String())
+	}
+	workers[0].exit(15 * time.Second)
+	if r := run(t, "--quiet", "study", "tps", "--target", "db="+dsn, "--store", studyStore, "--reps", "1",
+		"--param", "clients=2", "--param", "transactions=20", "--param", "scale=1", "--param", "builtin=select-only"); r.code != 0 {
+		t.Fatalf("study tps: %d\n%s", r.code, r.stderr)
+	}
+	kinds := func(store string, c map[string]string) (artefacts, metrics map[string]string) {
+		st, err := results.OpenReadOnly(context.Background(), store)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer st.Close()
+		runs, err := st.Runs(context.Background(), results.RunFilter{})
+		if err != nil || len(runs) != 1 {
+			t.Fatalf("%s: runs %v %v", store, runs, err)
+		}
+		as, err := st.Artefacts(context.Background(), runs[0].ID, results.ArtefactFilter{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		artefacts, metrics = map[string]string{}, map[string]string{}
+		for _, a := range as {
+			if a.Case["clients"] == "2" && a.Case["part"] == c["part"] {
+				artefacts[a.Name] = a.ContentType
+			}
+		}
+		ms, err := st.Measurements(context.Background(), runs[0].ID, results.MeasurementFilter{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range ms {
+			if m.Case["part"] == c["part"] {
+				metrics[m.Metric] = m.Unit + " " + string(m.Direction)
+			}
+		}
+		return artefacts, metrics
+	}
+	benchArts, benchMetrics := kinds(benchStore, map[string]string{"part": "all"})
+	studyArts, studyMetrics := kinds(studyStore, map[string]string{})
+	for _, name := range []string{results.ProgressArtefact, results.LatencyHistogramArtefact, results.SummaryArtefact} {
+		if benchArts[name] == "" || benchArts[name] != studyArts[name] {
+			t.Errorf("artefact %s: bench --listen --store keeps %q, study tps %q", name, benchArts[name], studyArts[name])
+		}
+	}
+	for name, kind := range benchMetrics {
+		if studyMetrics[name] != kind {
+			t.Errorf("metric %s: bench --listen --store keeps %q, study tps %q", name, kind, studyMetrics[name])
+		}
+	}
+}
+
 // TestWorkersLoseCoordinator: kill -9 of the coordinator mid-run ends
 // every worker (exit 2, its clients disconnected) within seconds.
 func TestWorkersLoseCoordinator(t *testing.T) {
