@@ -41,8 +41,13 @@ type Dataset struct {
 	// VERBOSE output), shown under each study.
 	Outputs []Output
 	// Alpha is the significance level; 0 means the one stored with the
-	// run (its manifest's "alpha"), or else compare.DefaultAlpha.
+	// run (its manifest's "alpha"), or else compare.DefaultAlpha. It is
+	// also the false discovery rate q of the report's calls.
 	Alpha float64
+	// MinChange is the practical floor, a fraction of the baseline (0.05
+	// = 5 %): smaller changes are never called. 0 means the one stored
+	// with the run ("min_change"), or else compare.DefaultMinChange.
+	MinChange float64
 }
 
 // Origin says where a target of a multi-run report comes from.
@@ -254,28 +259,10 @@ func (d *Dataset) Groups() []StudyGroup {
 }
 
 // Analyze runs the statistics of one metric across targets, the first
-// target being the baseline.
+// target being the baseline, as a cell on its own (no family: see
+// compare.Analyze).
 func (d *Dataset) Analyze(mg MetricGroup) (*compare.Result, error) {
-	return d.analyze(mg, d.TargetNames())
-}
-
-// analyze runs the statistics of one metric over the given targets, the
-// first being the baseline.
-func (d *Dataset) analyze(mg MetricGroup, names []string) (*compare.Result, error) {
-	dir, _ := compare.ParseDirection(string(mg.Direction))
-	samples := map[string][]float64{}
-	for _, n := range names {
-		samples[n] = mg.Samples[n]
-	}
-	in := compare.Input{
-		Metric:  compare.Metric{Name: mg.Name, Unit: compare.Unit(mg.Unit), Direction: dir, Exact: mg.Exact},
-		Order:   names,
-		Samples: samples,
-	}
-	if len(names) > 1 {
-		in.Baseline = names[0]
-	}
-	return compare.Analyze(in, compare.Options{Alpha: d.alpha()})
+	return compare.Analyze(d.input(mg, d.TargetNames()), compare.Options{Alpha: d.alpha()})
 }
 
 // RunTiming is where a run's wall time went: starting its servers, then

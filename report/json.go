@@ -45,6 +45,14 @@ type jsonDoc struct {
 	Targets  []jsonTarget      `json:"targets"`
 	Settings []jsonSettingDiff `json:"settings_not_default"`
 	Summary  []jsonHeadline    `json:"summary"`
+	// AA marks an A/A run (two identical servers: every call is false).
+	AA bool `json:"aa"`
+	// Interleaved is false for runs compared after the fact.
+	Interleaved bool `json:"interleaved"`
+	// ExpectedFalseCalls is how many of the called changes may be false:
+	// q times the calls (Benjamini-Hochberg).
+	ExpectedFalseCalls float64     `json:"expected_false_calls"`
+	Family             *jsonFamily `json:"family,omitempty"`
 	Studies  []jsonStudy       `json:"studies"`
 	Notes    []string          `json:"notes,omitempty"`
 	// RunNotes are the notes of no study (a setting left out for a
@@ -186,6 +194,44 @@ type jsonChange struct {
 	Detail      string   `json:"detail"`
 	Stats       string   `json:"stats"`
 	Warnings    []string `json:"warnings,omitempty"`
+
+	// The report's verdict (compare.AnalyzeFamily): the adjusted p of the
+	// family (null outside it), whether the change is called, its outcome
+	// (changed, same, unresolved), the smallest change the repetitions
+	// could have seen, the floor, and the Hodges-Lehmann ratio with its
+	// interval.
+	Q          *float64 `json:"q"`
+	InFamily   bool     `json:"in_family"`
+	Called     bool     `json:"called"`
+	Outcome    string   `json:"outcome"`
+	MDEPercent *float64 `json:"mde_percent"`
+	Floor      float64  `json:"floor_percent"`
+	BelowFloor bool     `json:"below_floor,omitempty"`
+	RatioEst   *float64 `json:"ratio_estimate"`
+	RatioLow   *float64 `json:"ratio_ci_low"`
+	RatioHigh  *float64 `json:"ratio_ci_high"`
+	RatioConf  *float64 `json:"ratio_ci_confidence"`
+}
+
+// jsonFamily is the report's calls as one family of tests.
+type jsonFamily struct {
+	// Comparisons is the number of tests in the family (changes of
+	// primary figures whose sizes can reach α).
+	Comparisons int `json:"comparisons"`
+	// RawSignificant is how many had p ≤ α before the correction, and
+	// ExpectedRaw how many would by chance alone (α·comparisons).
+	RawSignificant int     `json:"raw_significant"`
+	ExpectedRaw    float64 `json:"expected_raw_significant"`
+	// Called is the number of called changes of the family; ExactCalled
+	// the primary exact figures that differ.
+	Called      int `json:"called"`
+	ExactCalled int `json:"exact_called"`
+	// Q is the false discovery rate of the calls, MinChangePercent the
+	// default floor.
+	Q                float64 `json:"q"`
+	MinChangePercent float64 `json:"min_change_percent"`
+	// Text is the same in a sentence.
+	Text string `json:"text"`
 }
 
 type jsonGeomean struct {
@@ -284,6 +330,12 @@ func (v *view) jsonDoc() jsonDoc {
 			js.Values[t.Name] = s.Values[i]
 		}
 		doc.Settings = append(doc.Settings, js)
+	}
+	doc.AA, doc.Interleaved = d.AA(), d.Interleaved()
+	if f := v.Family; f != nil {
+		doc.ExpectedFalseCalls = f.ExpectedFalseCalls
+		doc.Family = &jsonFamily{Comparisons: f.M, RawSignificant: f.RawSignificant, ExpectedRaw: f.ExpectedFalseRaw,
+			Called: f.Called, ExactCalled: f.ExactCalled, Q: f.Alpha, MinChangePercent: f.MinChange * 100, Text: f.Text()}
 	}
 	doc.Summary = []jsonHeadline{}
 	for _, ht := range v.Headlines {
@@ -411,6 +463,9 @@ func jsonMetricOf(caseName string, res *compare.Result, primary bool) jsonMetric
 		if !res.Metric.Exact {
 			jc.P = jnum(c.P)
 		}
+		jc.Q, jc.InFamily, jc.Called, jc.Outcome = jnum(c.Q), c.InFamily, c.Called, c.Outcome.String()
+		jc.MDEPercent, jc.Floor, jc.BelowFloor = jnum(c.MDEPercent), c.Floor*100, c.BelowFloor
+		jc.RatioEst, jc.RatioLow, jc.RatioHigh, jc.RatioConf = jnum(c.RatioEst), jnum(c.RatioLo), jnum(c.RatioHi), jnum(c.RatioConfidence)
 		jm.Changes = append(jm.Changes, jc)
 	}
 	return jm

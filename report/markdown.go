@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"io"
 	"strings"
+
+	"github.com/pglab/pglab/compare"
 )
 
 // WriteMarkdown writes the report as Markdown (GitHub-flavoured tables):
@@ -59,9 +61,12 @@ func (v *view) writeMarkdown(w *bufio.Writer) {
 			mdRowRaw(w, cells...)
 		}
 		if ht.Metrics {
-			fmt.Fprintf(w, "\nEach measure shows the case where %s differs most from %s among its significant changes.\n",
-				mdText(names[len(names)-1]), mdText(names[0]))
+			fmt.Fprintf(w, "\nPer measure: the cases whose change was called (and in which direction), the same (within the floor) and the unresolved; the values are those of %s's largest called change, if any.\n",
+				mdText(names[len(names)-1]))
 		}
+	}
+	for _, line := range v.familyLines() {
+		fmt.Fprintf(w, "\n%s\n", mdText(line))
 	}
 
 	v.writeSetupMarkdown(w)
@@ -88,7 +93,7 @@ func (v *view) writeMarkdown(w *bufio.Writer) {
 // howToReadBrief is the one paragraph a brief report has of "How to read
 // this".
 func (v *view) howToReadBrief() string {
-	s := fmt.Sprintf("How to read this: each figure is the median of the repetitions; a change is printed (bold) only when the Mann-Whitney U test gives p ≤ α = %s, else ~ (the repetitions could not tell the targets apart); marks such as ¹ point to the footnotes under each study.", formatAlpha(v.Alpha))
+	s := fmt.Sprintf("How to read this: each figure is the median of the repetitions; a change of a primary figure is called (bold) only when it passes the Mann-Whitney U test after the Benjamini-Hochberg correction across the report (q ≤ %s) and is at least the floor in size; \"same\" means its confidence interval lies within ± the floor; ~ means unresolved, with the smallest change the repetitions could have seen; marks such as ¹ point to the footnotes under each study.", formatAlpha(v.Alpha))
 	for _, g := range v.general {
 		s += " Every figure of every study: " + g + "."
 	}
@@ -246,7 +251,11 @@ func (r runView) describe() string {
 
 // statisticsLine says how the figures were computed.
 func (v *view) statisticsLine() string {
-	return fmt.Sprintf("median of the repetitions with its 95 %% confidence interval; each target compared with the first by the two-sided Mann-Whitney U test at α = %s", formatAlpha(v.Alpha))
+	floor := compare.DefaultMinChange
+	if v.Family != nil {
+		floor = v.Family.MinChange
+	}
+	return fmt.Sprintf("median of the repetitions with its 95 %% confidence interval; each target compared with the first by the two-sided Mann-Whitney U test, the primary figures' tests as one family with Benjamini-Hochberg at q = %s and a floor of ±%s", formatAlpha(v.Alpha), formatPercent(floor))
 }
 
 func formatAlpha(a float64) string {
@@ -256,7 +265,10 @@ func formatAlpha(a float64) string {
 // about is the line under a study's heading.
 func (sv *studyView) about() string {
 	var parts []string
-	if sv.Reps > 0 {
+	switch {
+	case sv.Reps > 0 && sv.separateRuns:
+		parts = append(parts, plural(sv.Reps, "repetition")+" per case and target, each target in its own run (not interleaved)")
+	case sv.Reps > 0:
 		parts = append(parts, plural(sv.Reps, "repetition")+" per case and target, interleaved")
 	}
 	if sv.Params != "" {
@@ -532,15 +544,7 @@ func (v *view) howToRead() []string {
 		out = append(out, "Each figure is the median of the repetitions on one target. \"± 3 %\" is the half-width of the 95 % confidence interval of that median; it is left out when there are fewer than 6 repetitions, too few for such an interval.")
 	}
 	if tables && compared {
-		out = append(out,
-			"Each change compares a target with "+base+" by the two-sided Mann-Whitney U test over the repetitions, as benchstat does. A change is printed only when p ≤ α = "+a+"; otherwise the cell shows ~. The figures in brackets are the test's p-value and the number of repetitions per target (n=5, or n=5+4 when they differ).",
-			"Times and rates that changed by a factor of 2 or more read \"5.7× faster\" or \"2.3× slower\"; other changes are percentages of the first target's median (\"−69 %\"), and values that are percentages change in percentage points (pp). \"better\" and \"worse\" follow each metric's direction: less time and less WAL are better, more throughput is better.")
-		if exact {
-			out = append(out, "Counts that should not vary between repetitions (rows loaded, WAL records of a deterministic step) are compared exactly: = when equal, the difference otherwise, without a test.")
-		}
-		out = append(out,
-			"~ means the repetitions could not tell the targets apart, not that they are equal. With fewer than 4 repetitions per target no difference can reach p ≤ 0.05 (the smallest p possible with 3 and 3 is 0.1), so a run with --quick or few repetitions shows ~ almost everywhere: repeat with more repetitions (--reps 6 or more) to decide.",
-			"At α = "+a+", about one unchanged metric in "+fmt.Sprint(int(1/v.Alpha+0.5))+" shows as a significant change by chance; trust a change more when related metrics agree (time and WAL, tps and latency).")
+		out = append(out, v.howToReadChanges(base, a, exact)...)
 	}
 	if matrix {
 		first := "the first target"
@@ -549,7 +553,7 @@ func (v *view) howToRead() []string {
 		}
 		out = append(out, "A behaviour matrix shows what each probe did on each target (rows loaded, the error raised); an outcome that differs from "+first+"'s is highlighted (bold in Markdown).")
 	}
-	out = append(out, "Repetitions run interleaved (A B A B …) so that slow drifts of the machine affect every target alike.")
+	out = append(out, "Repetitions run in rounds, every target once per round, in mirrored pairs of rounds (A B, then B A) whose order is drawn at random per case: a slow drift of the machine, and whatever one target leaves behind for the next, affect every target alike. Each measured step begins with the file system's dirty pages written out. The order's seed is recorded with each study (--order-seed repeats it).")
 	if tables {
 		out = append(out, "Marks such as ¹ point to the footnotes under each study: warnings about the statistics, and the study's own notes (bottlenecks such as a disk at its read ceiling).")
 	}

@@ -2,7 +2,6 @@ package report
 
 import (
 	"fmt"
-	"math"
 	"regexp"
 	"sort"
 	"strconv"
@@ -29,6 +28,9 @@ type view struct {
 	// targets only), a table per set of targets.
 	Headlines []headlineTable
 	Studies   []*studyView
+	// Family is the report's cells analysed as one family of tests: how
+	// many comparisons, how many called, how many false calls to expect.
+	Family *compare.Family
 	// Notes are remarks that belong to no study.
 	Notes []string
 	// Times split each run's wall time per study into measured steps and
@@ -90,6 +92,10 @@ type studyView struct {
 	res   map[string]map[string]*compare.Result // case key → metric → result
 	group StudyGroup
 	brief bool // Options.Brief: texts are left out
+	// separateRuns marks a study whose targets come from different runs
+	// (a report of runs side by side): their repetitions were not
+	// interleaved.
+	separateRuns bool
 	// common holds the warnings every study says (a brief report says
 	// them once).
 	common map[string]bool
@@ -171,8 +177,8 @@ type headlineTable struct {
 	Metrics bool
 }
 
-// headlineRow summarises one primary metric of a study across its cases:
-// the case with the largest significant change of the last target.
+// headlineRow summarises one primary metric of a study across its cases
+// (see studyView.headline).
 type headlineRow struct {
 	Study  string
 	What   string
@@ -249,8 +255,14 @@ func buildView(d *Dataset, o Options) (*view, error) {
 	v.buildTimes()
 
 	known := map[string]bool{}
-	for _, sg := range d.Groups() {
-		sv, err := buildStudy(d, sg, o)
+	groups := d.Groups()
+	a, err := d.analyzeAll(groups)
+	if err != nil {
+		return nil, err
+	}
+	v.Family = a.family
+	for _, sg := range groups {
+		sv, err := buildStudy(d, sg, a.results[sg.Study], o)
 		if err != nil {
 			return nil, err
 		}
@@ -279,10 +291,11 @@ func buildView(d *Dataset, o Options) (*view, error) {
 	return v, nil
 }
 
-// buildStudy analyses one study.
-func buildStudy(d *Dataset, sg StudyGroup, o Options) (*studyView, error) {
+// buildStudy lays out one study from the statistics of its cells (case
+// key → metric → result).
+func buildStudy(d *Dataset, sg StudyGroup, res map[string]map[string]*compare.Result, o Options) (*studyView, error) {
 	p := presentations[sg.Study] // the zero value shows every metric
-	sv := &studyView{Name: sg.Study, res: map[string]map[string]*compare.Result{}, group: sg}
+	sv := &studyView{Name: sg.Study, res: res, group: sg, separateRuns: !d.Interleaved()}
 	info, hasInfo := d.study(sg.Study)
 	if hasInfo {
 		sv.Title, sv.Source, sv.Reps = info.Title, info.Source, info.Reps
@@ -301,26 +314,17 @@ func buildStudy(d *Dataset, sg StudyGroup, o Options) (*studyView, error) {
 	}
 
 	// The study's columns: targets with measurements or outcomes in it.
-	has := map[string]bool{}
+	sv.Targets = d.studyTargets(sg.Study)
 	maxRep := 0
 	for _, m := range d.Measurements {
-		if m.Study == sg.Study {
-			has[m.Target] = true
-			if m.Rep > maxRep {
-				maxRep = m.Rep
-			}
+		if m.Study == sg.Study && m.Rep > maxRep {
+			maxRep = m.Rep
 		}
 	}
 	outcomes := false
 	for _, n := range d.Notes {
 		if n.Study == sg.Study && n.Outcome {
-			has[n.Target] = true
 			outcomes = true
-		}
-	}
-	for _, t := range d.TargetNames() {
-		if has[t] {
-			sv.Targets = append(sv.Targets, t)
 		}
 	}
 	if sv.Reps == 0 {
@@ -349,18 +353,6 @@ func buildStudy(d *Dataset, sg StudyGroup, o Options) (*studyView, error) {
 				val += l.Suffix
 			}
 			c.Values = append(c.Values, val)
-		}
-	}
-
-	// Statistics of every metric of every case.
-	for ci, cg := range sg.Cases {
-		sv.res[cg.Key] = map[string]*compare.Result{}
-		for _, mg := range cg.Metrics {
-			res, err := d.analyze(mg, sv.Targets)
-			if err != nil {
-				return nil, fmt.Errorf("%s %s %s: %w", sg.Study, sv.Cases[ci].Name, mg.Name, err)
-			}
-			sv.res[cg.Key][mg.Name] = res
 		}
 	}
 
@@ -858,58 +850,88 @@ func (sv *studyView) headlines() []headlineRow {
 		}
 		return append(out, h)
 	}
-	last := sv.Targets[len(sv.Targets)-1]
 	for _, t := range sv.Tables {
-		var best *row
-		bestSize := -1.0
-		significant := 0
-		for _, r := range t.Rows {
-			c, ok := r.Res.Change(last)
-			if !ok || !c.Significant {
-				continue
-			}
-			significant++
-			size := math.Abs(math.Log(c.Ratio))
-			if c.Ratio <= 0 || math.IsNaN(size) || math.IsInf(size, 0) {
-				size = math.Inf(1)
-			}
-			if size > bestSize {
-				best, bestSize = r, size
-			}
-		}
-		h := headlineRow{Study: sv.Name, What: t.Head}
-		if best == nil {
-			h.Case = fmt.Sprintf("no significant change in %s", plural(len(t.Rows), "case"))
-			for range sv.Targets {
-				h.Values = append(h.Values, "–")
-			}
-			for range sv.Targets[1:] {
-				h.Changes = append(h.Changes, cell{Text: "~", Class: "ns"})
-			}
-			out = append(out, h)
-			continue
-		}
-		if len(t.Rows) > 1 {
-			h.Case = best.Case.Name
-		}
-		for _, tg := range sv.Targets {
-			s, _ := best.Res.Target(tg)
-			h.Values = append(h.Values, formatCenter(s, best.Res.Metric))
-		}
-		for _, tg := range sv.Targets[1:] {
-			c, ok := best.Res.Change(tg)
-			if !ok {
-				h.Changes = append(h.Changes, cell{Text: "?"})
-				continue
-			}
-			h.Changes = append(h.Changes, cell{Text: changeText(c), Class: changeClass(c)})
-		}
-		if len(t.Rows) > 1 && significant > 1 {
-			h.Case += fmt.Sprintf(" (largest of %d significant changes)", significant)
-		}
-		out = append(out, h)
+		out = append(out, sv.headline(t))
 	}
 	return out
+}
+
+// headline summarises one primary table without cherry-picking: per
+// target, how many cases changed, in which direction, how many are the
+// same or unresolved, and the largest change only when it was called
+// (compare.SummarizeMeasure). The values are those of the case of the
+// last target's largest called change, "–" when it has none; a table of
+// one case shows that case's outcome itself.
+func (sv *studyView) headline(t *metricTable) headlineRow {
+	h := headlineRow{Study: sv.Name, What: t.Head}
+	best := -1
+	for ti, tg := range sv.Targets[1:] {
+		var changes []compare.Change
+		var rows []*row
+		for _, r := range t.Rows {
+			if c, ok := r.Res.Change(tg); ok {
+				changes = append(changes, c)
+				rows = append(rows, r)
+			}
+		}
+		ms, err := compare.SummarizeMeasure(changes)
+		switch {
+		case err != nil:
+			h.Changes = append(h.Changes, cell{Text: "?"})
+			continue
+		case len(t.Rows) == 1:
+			h.Changes = append(h.Changes, cell{Text: changeText(changes[0]), Class: changeClass(changes[0])})
+		default:
+			h.Changes = append(h.Changes, cell{Text: ms.Text(), Class: summaryClass(ms)})
+		}
+		if ti == len(sv.Targets)-2 && ms.Largest >= 0 {
+			best = indexOfRow(t.Rows, rows[ms.Largest])
+		}
+	}
+	switch {
+	case len(t.Rows) == 1:
+		best = 0
+	case best < 0:
+		h.Case = plural(len(t.Rows), "case")
+	}
+	for _, tg := range sv.Targets {
+		if best < 0 {
+			h.Values = append(h.Values, "–")
+			continue
+		}
+		s, _ := t.Rows[best].Res.Target(tg)
+		h.Values = append(h.Values, formatCenter(s, t.Rows[best].Res.Metric))
+	}
+	if best >= 0 && len(t.Rows) > 1 {
+		h.Case = t.Rows[best].Case.Name + " (largest called change)"
+	}
+	return h
+}
+
+// summaryClass styles a summary cell: by the direction of its calls when
+// they all agree, "changed" when they differ, "same" when every case is
+// the same, "ns" otherwise.
+func summaryClass(ms compare.MeasureSummary) string {
+	switch {
+	case ms.Called == 0 && ms.Same == ms.Cases:
+		return "same"
+	case ms.Called == 0:
+		return "ns"
+	case ms.Better == ms.Called:
+		return "better"
+	case ms.Worse == ms.Called:
+		return "worse"
+	}
+	return "changed"
+}
+
+func indexOfRow(rows []*row, r *row) int {
+	for i, x := range rows {
+		if x == r {
+			return i
+		}
+	}
+	return -1
 }
 
 // formatSummary formats a target's figure: the median with the
@@ -945,35 +967,29 @@ func formatCenter(s compare.Summary, m compare.Metric) string {
 	return compare.FormatValue(s.Center, m.Unit)
 }
 
-// changeText formats a comparison for a change column: the change and
-// its verdict with the test's figures, e.g. "5.7× faster (p=0.002 n=5)",
-// "−69 %, better (p=0.008 n=5)", "~ (p=0.690 n=5)"; exact metrics without
-// p.
+// changeText formats a comparison for a change column: its outcome with
+// the test's figures, e.g. "5.7× faster (p=0.002 q=0.031 n=6)", "same
+// (within ±5 %; n=6)", "~ (could not see changes under ±7 %; n=4)"; see
+// compare.Change.OutcomeText.
 func changeText(c compare.Change) string {
-	text := c.Text()
-	if (c.Verdict == compare.Better || c.Verdict == compare.Worse) && !strings.Contains(text, c.Word()) {
-		text += ", " + c.Word()
-	}
-	if c.Metric.Exact || c.Verdict == compare.Unknown {
-		return text
-	}
-	if c.Stats != "" {
-		text += " (" + c.Stats + ")"
-	}
-	return text
+	return c.OutcomeText()
 }
 
-// changeClass classifies a comparison for styling.
+// changeClass classifies a comparison for styling: a called change is
+// "better", "worse" or "changed" (a neutral metric), an equivalence
+// "same", anything else "ns" (not called).
 func changeClass(c compare.Change) string {
+	switch {
+	case c.Outcome == compare.OutcomeSame:
+		return "same"
+	case !c.Called:
+		return "ns"
+	}
 	switch c.Verdict {
 	case compare.Better:
 		return "better"
 	case compare.Worse:
 		return "worse"
-	case compare.NotSignificant:
-		return "ns"
-	case compare.Same:
-		return "same"
 	case compare.Higher, compare.Lower:
 		return "changed"
 	}

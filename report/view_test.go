@@ -126,13 +126,15 @@ func TestMdText(t *testing.T) {
 }
 
 func TestChangeText(t *testing.T) {
+	// Each change is a family of its own: one callable cell.
 	analyze := func(m compare.Metric, base, other []float64) compare.Change {
 		t.Helper()
-		res, err := compare.Analyze(compare.Input{Metric: m, Baseline: "a", Samples: map[string][]float64{"a": base, "b": other}}, compare.Options{})
+		fam, err := compare.AnalyzeFamily([]compare.Cell{{Key: "k", Callable: true,
+			Input: compare.Input{Metric: m, Baseline: "a", Samples: map[string][]float64{"a": base, "b": other}}}}, compare.Options{})
 		if err != nil {
 			t.Fatal(err)
 		}
-		c, _ := res.Change("b")
+		c, _ := fam.Change("k", "b")
 		return c
 	}
 	six := func(v float64) []float64 { return []float64{v, v * 1.01, v * 0.99, v * 1.02, v * 0.98, v * 1.005} }
@@ -140,21 +142,25 @@ func TestChangeText(t *testing.T) {
 	wal := compare.Metric{Name: "w", Unit: "bytes", Direction: compare.LowerIsBetter}
 	rows := compare.Metric{Name: "r", Unit: "rows", Exact: true}
 	for _, c := range []struct {
-		c    compare.Change
-		want string
+		c     compare.Change
+		want  string
+		class string
 	}{
-		{analyze(time, six(10431), six(1815)), "5.7× faster (p=0.002 n=6)"},
-		{analyze(wal, six(226e6), six(71e6)), "−69 %, better (p=0.002 n=6)"},
-		{analyze(wal, six(100), six(131)), "+31 %, worse (p=0.002 n=6)"},
-		{analyze(rows, []float64{3}, []float64{3}), "="},
+		{analyze(time, six(10431), six(1815)), "5.7× faster (p=0.002 q=0.002 n=6)", "better"},
+		{analyze(wal, six(226e6), six(71e6)), "−69 %, better (p=0.002 q=0.002 n=6)", "better"},
+		{analyze(wal, six(100), six(131)), "+31 %, worse (p=0.002 q=0.002 n=6)", "worse"},
+		{analyze(rows, []float64{3, 3}, []float64{3, 3}), "=", "same"},
+		{analyze(time, six(100), six(100.1)), "same (within ±5 %; n=6)", "same"},
+		{analyze(time, six(100), six(102)), "same (within ±5 %; n=6)", "same"},
+		{analyze(time, six(100), six(104.5)), "~ (+4.5 %, below the 5 % floor; n=6)", "ns"},
+		{analyze(time, []float64{100, 130, 80, 120}, []float64{110, 90, 125, 100}), "~ (could not see changes under ±", "ns"},
 	} {
-		if got := changeText(c.c); got != c.want {
+		if got := changeText(c.c); !strings.HasPrefix(got, c.want) {
 			t.Errorf("changeText = %q, want %q", got, c.want)
 		}
-	}
-	ns := analyze(time, six(100), six(100.1))
-	if got := changeText(ns); !strings.HasPrefix(got, "~ (p=") || !strings.HasSuffix(got, " n=6)") || ns.Significant {
-		t.Errorf("changeText of an insignificant change = %q", got)
+		if got := changeClass(c.c); got != c.class {
+			t.Errorf("changeClass(%q) = %q, want %q", changeText(c.c), got, c.class)
+		}
 	}
 }
 
@@ -256,7 +262,7 @@ func TestTextMatchesStudyOutput(t *testing.T) {
 	for _, want := range []string{
 		"commit: tx=autocommit",
 		"metric      pg16  pg17   pg17 vs pg16",
-		"elapsed_ms  1 s   1 s ¹  ~ (p=1.000 n=3) ²",
+		"elapsed_ms  1 s   1 s ¹  same (within ±5 %; n=3) ²",
 		"² need >= 4 samples to detect a difference at alpha level 0.05",
 		"every figure: need >= 6 samples for confidence interval at level 0.95",
 		"¹ fsync dominated",
