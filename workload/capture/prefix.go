@@ -10,9 +10,10 @@ import (
 const DefaultPrefix = "%m [%p] "
 
 // RecommendedPrefix is the log_line_prefix pglab recommends for stderr
-// logs: time with milliseconds, process id, then (for client sessions
-// only) user, database and application.
-const RecommendedPrefix = "%m [%p] %q%u@%d/%a "
+// logs: time with milliseconds, process id, SQLSTATE (of failed
+// statements), then (for client sessions only) user, database and
+// application.
+const RecommendedPrefix = "%m [%p] %e %q%u@%d/%a "
 
 // prefixEscapes are the log_line_prefix escapes the capture reads, with
 // what they hold; the others are refused.

@@ -34,7 +34,7 @@ func SettingsFor(version int, format string) ([]Setting, error) {
 	}
 	if format == Stderr {
 		out = append(out, Setting{"log_line_prefix", "'" + RecommendedPrefix + "'",
-			"time with milliseconds, process and, for client sessions, user, database and application (give it to pglab capture --prefix)", false})
+			"time with milliseconds, process, SQLSTATE and, for client sessions, user, database and application (give it to pglab capture --prefix)", false})
 	}
 	return append(out,
 		Setting{"log_min_duration_statement", "0", "every completed statement with its duration (extended protocol: parse, bind and execute lines with their parameters)", false},
