@@ -262,6 +262,10 @@ type Change struct {
 	// (NaN outside it).
 	Q float64
 
+	// FamilySize is the number of tests in the change's family (0
+	// outside it).
+	FamilySize int
+
 	// Called reports that the change is called a change: in the family
 	// with Q ≤ Alpha, an attainable p and |RatioEst − 1| ≥ Floor, or a
 	// callable exact comparison whose values differ. When AnalyzeFamily

@@ -61,3 +61,44 @@ func ExampleGeomean() {
 	// pg16: 2,000 tps ()
 	// pg17: 2,124 tps (+6.18%)
 }
+
+func ExampleAnalyzeFamily() {
+	tps := compare.Metric{Name: "tps", Unit: compare.TPS, Direction: compare.HigherIsBetter}
+	rows := compare.Metric{Name: "rows", Unit: "rows", Exact: true}
+	base := []float64{1000, 1004, 998, 1002, 996, 1001}
+	times := func(f float64) []float64 {
+		out := make([]float64, len(base))
+		for i, v := range base {
+			out[i] = v * f
+		}
+		return out
+	}
+	cell := func(key string, m compare.Metric, callable bool, a, b []float64) compare.Cell {
+		return compare.Cell{Key: key, Callable: callable, Input: compare.Input{
+			Metric: m, Baseline: "pg16", Samples: map[string][]float64{"pg16": a, "pg17": b}}}
+	}
+	fam, err := compare.AnalyzeFamily([]compare.Cell{
+		cell("c=10", tps, true, base, times(1.12)),
+		cell("c=20", tps, true, base, times(1.001)),
+		cell("c=50", tps, true, []float64{1000, 1150, 880, 1060, 940, 1010}, []float64{990, 1120, 900, 1100, 950, 1030}),
+		cell("rows", rows, true, []float64{100000, 100000}, []float64{100000, 100000}),
+		cell("c=10 latency", compare.Metric{Name: "latency", Unit: compare.Milliseconds, Direction: compare.LowerIsBetter},
+			false, times(0.01), times(0.0089)),
+	}, compare.Options{})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	for _, cr := range fam.Cells {
+		c, _ := cr.Result.Change("pg17")
+		fmt.Printf("%s: %s [%s]\n", cr.Key, c.Detail(), c.Outcome)
+	}
+	fmt.Println(fam.Text())
+	// Output:
+	// c=10: 1,001 tps → 1,121 tps, +12 %, faster (p=0.002 q=0.006 n=6) [changed]
+	// c=20: 1,001 tps → 1,002 tps, same (within ±5 %; n=6) [same]
+	// c=50: 1,005 tps → 1,010 tps, ~ (could not see changes under ±15 %; n=6) [unresolved]
+	// rows: 100,000 rows → 100,000 rows, = [same]
+	// c=10 latency: 10 ms → 8.9 ms, −11 %, faster (auxiliary, not called; p=0.002 n=6) [unresolved]
+	// 3 comparisons; 1 called; about 0.05 false calls expected at q=0.05
+}

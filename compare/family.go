@@ -296,7 +296,7 @@ func (f *Family) adjust() {
 	qs := AdjustBH(ps)
 	passed := 0
 	for i, c := range members {
-		c.Q = qs[i]
+		c.Q, c.FamilySize = qs[i], f.M
 		if attainable(c.P, c.MinP, f.Alpha) {
 			f.RawSignificant++
 		}

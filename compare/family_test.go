@@ -281,7 +281,7 @@ func TestFamilyTooFewReps(t *testing.T) {
 		t.Fatal(err)
 	}
 	c, _ = fam.Change("five", "pg17")
-	if c.Called || c.OutcomeText() != "~ (n=5: too few repetitions to call a change)" {
+	if c.Called || c.OutcomeText() != "~ (n=5: too few repetitions for a call among 7 tests)" {
 		t.Errorf("n=5 among 7: called %v, text %q", c.Called, c.OutcomeText())
 	}
 }

@@ -39,7 +39,9 @@ func (c Change) isExact() bool {
 //   - unresolved: "~ (could not see changes under ±7.2 %; n=4)"; "~ (+3.1
 //     %, below the 5 % floor; n=6)" when the test passed below the floor;
 //     "~ (n=3+2: too few repetitions to call a change)" when the sample
-//     sizes cannot reach the level a call needs; an auxiliary cell that
+//     sizes cannot reach Alpha, "~ (n=6: too few repetitions for a call
+//     among 60 tests)" when they cannot reach the p a call needs in the
+//     family (see PlanReps); an auxiliary cell that
 //     passed its own test prints its change with "(auxiliary, not called;
 //     p=0.002 n=6)";
 //   - "?" when a side has no samples.
@@ -70,6 +72,8 @@ func (c Change) OutcomeText() string {
 		return fmt.Sprintf("~ (%s %%, below the %s %% floor; %s)", formatSignedNumber((c.RatioEst-1)*100), formatPct(c.Floor*100), n)
 	case !c.InFamily && attainable(c.P, c.MinP, c.Alpha):
 		return c.effectText() + " (auxiliary, not called; " + c.testText() + ")"
+	case c.MinP > c.MDEAlpha*(1+1e-9) && c.InFamily:
+		return fmt.Sprintf("~ (%s: too few repetitions for a call among %s)", n, plural(c.FamilySize, "test"))
 	case c.MinP > c.MDEAlpha*(1+1e-9):
 		return fmt.Sprintf("~ (%s: too few repetitions to call a change)", n)
 	case math.IsNaN(c.MDEPercent):
