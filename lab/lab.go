@@ -244,13 +244,11 @@ func (l *Lab) openWorkers(ctx context.Context) error {
 
 // openNamed connects to a running instance of 'pglab pg start'.
 func (l *Lab) openNamed(ctx context.Context, s Target) (*study.Target, error) {
-	inst, err := pgserver.OpenNamed(s.Named)
+	named, err := pgserver.OpenTarget(s.Named)
 	if err != nil {
-		return nil, inputError(FieldServers, "--target %s: %w", s.Named, err)
+		return nil, &InputError{Field: FieldServers, Err: err}
 	}
-	if !inst.Running() {
-		return nil, inputError(FieldServers, "--target %s: the instance is not running (start it with 'pglab pg start --name %s --version %d')", s.Named, s.Named, inst.Version().Major)
-	}
+	inst := named.Instance
 	// An instance started with 'pglab pg start --env' keeps its
 	// environment: restarts go into the same cgroup, steps read its
 	// counters. It outlives the run, and so does its cgroup.

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"sort"
 	"strings"
 
 	"github.com/pglab/pglab/bench"
@@ -226,31 +225,16 @@ func (b *benchRun) finish(res *bench.Result, err error) int {
 // resolveTarget resolves --target: a managed instance's name, or a DSN.
 // It returns the connection string and the database name to use.
 func resolveTarget(target, dbname string) (string, string, error) {
-	if strings.Contains(target, "=") || strings.HasPrefix(target, "postgres://") || strings.HasPrefix(target, "postgresql://") {
-		return target, dbname, nil
+	t, err := pgserver.OpenTarget(target)
+	switch {
+	case err != nil:
+		return "", "", err
+	case !t.Named():
+		return t.DSN, dbname, nil
+	case dbname != "":
+		return t.Instance.DSNFor(dbname), "", nil
 	}
-	inst, err := pgserver.OpenNamed(target)
-	if err != nil {
-		var names []string
-		if list, lerr := pgserver.ListNamed(); lerr == nil {
-			for _, i := range list {
-				names = append(names, i.Name())
-			}
-		}
-		sort.Strings(names)
-		known := "none"
-		if len(names) > 0 {
-			known = strings.Join(names, ", ")
-		}
-		return "", "", fmt.Errorf("--target %s: no managed instance of that name (started ones: %s)", target, known)
-	}
-	if !inst.Running() {
-		return "", "", fmt.Errorf("--target %s: the instance is not running (start it with 'pglab pg start --name %s')", target, target)
-	}
-	if dbname != "" {
-		return inst.DSNFor(dbname), "", nil
-	}
-	return inst.DSN(), "", nil
+	return t.Instance.DSN(), "", nil
 }
 
 func (b *benchRun) initError(err error) int {

@@ -93,16 +93,15 @@ func (f *targetFlags) fill(spec *lab.Spec) error {
 			spec.Versions = append(spec.Versions, vs)
 		}
 	}
-	for _, t := range f.targets {
-		name, dsn, hasDSN := strings.Cut(t, "=")
-		name = strings.TrimSpace(name)
-		if err := pgserver.ValidateName(name); err != nil {
-			return badInput("--target %s: %v", results.RedactText(t), err)
+	for _, text := range f.targets {
+		t, err := pgserver.ParseTarget(text)
+		if err != nil {
+			return err
 		}
-		if hasDSN && strings.TrimSpace(dsn) == "" {
-			return badInput("--target %s=: empty DSN", name)
+		if t.Label == "" {
+			return badInput("--target %s: name the server, NAME=DSN (the report's column)", results.RedactDSN(text))
 		}
-		spec.Servers = append(spec.Servers, lab.Server{Name: name, DSN: dsn})
+		spec.Servers = append(spec.Servers, lab.Server{Name: t.Label, DSN: t.DSN})
 	}
 	return nil
 }

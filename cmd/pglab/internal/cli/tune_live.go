@@ -21,32 +21,20 @@ type tuneTarget struct {
 }
 
 // openTuneTarget resolves --target: the name of a running managed
-// instance, NAME=postgres://… (a DSN labelled NAME), or a DSN.
+// instance, NAME=DSN (a DSN labelled NAME), or a DSN.
 func openTuneTarget(target string) (*apply.Server, error) {
-	target = strings.TrimSpace(target)
-	if target == "" {
-		return nil, badInput("--target is empty: give an instance name or a DSN")
+	t, err := pgserver.OpenTarget(target)
+	if err != nil {
+		return nil, err
 	}
-	if pgserver.ValidateName(target) == nil {
-		inst, err := pgserver.OpenNamed(target)
+	if t.Named() {
+		srv, err := apply.Managed(t.Instance)
 		if err != nil {
-			return nil, badInput("--target %s: %v", target, err)
-		}
-		if !inst.Running() {
-			return nil, badInput("--target %s: the instance is not running (start it with 'pglab pg start --name %s --version %d')", target, target, inst.Version().Major)
-		}
-		srv, err := apply.Managed(inst)
-		if err != nil {
-			return nil, badInput("--target %s: %v", target, err)
+			return nil, badInput("--target %s: %v", t.Label, err)
 		}
 		return srv, nil
 	}
-	label, dsn := "", target
-	if name, rest, ok := strings.Cut(target, "="); ok && pgserver.ValidateName(name) == nil &&
-		(strings.HasPrefix(rest, "postgres://") || strings.HasPrefix(rest, "postgresql://")) {
-		label, dsn = name, rest
-	}
-	srv, err := apply.Remote(label, dsn)
+	srv, err := apply.Remote(t.Label, t.DSN)
 	if err != nil {
 		return nil, badInput("--target %s: %s", results.RedactDSN(target), results.RedactText(err.Error()))
 	}

@@ -387,7 +387,7 @@ func TestTuneLiveBadInput(t *testing.T) {
 		{[]string{"--target", "x", "--diff", "--format", "alter"}, "--format alter does not go with --diff: it prints a table (the default) or json"},
 		{[]string{"--target", "x", "--diff", "--yes"}, "--yes only goes with --apply or --revert"},
 		{[]string{"--target", "x", "--revert", "--type", "oltp"}, "--revert undoes what pglab applied and takes no tuning inputs (--type)"},
-		{[]string{"--target", "nosuch", "--diff"}, `--target nosuch: no such instance "nosuch" (see 'pglab pg status')`},
+		{[]string{"--target", "nosuch", "--diff"}, `--target nosuch: no managed instance of that name (started ones: none): no such instance "nosuch" (see 'pglab pg status')`},
 		{[]string{"--target", "", "--diff"}, "--target is empty"},
 		{[]string{"--target", "postgres://me:s3cret@db.example.com:notaport/app", "--diff"}, "--target postgres://me:"},
 		{[]string{"--target", "postgres://me:s3cret@192.0.2.1/app", "--apply"}, "--apply on me@192.0.2.1:5432/app, a server pglab does not manage, changes its configuration: add --yes to go ahead"},
