@@ -345,6 +345,9 @@ func TestMeasureSummary(t *testing.T) {
 	if s.Cases != 7 || s.Changed != 3 || s.Better != 2 || s.Worse != 1 || s.Same != 3 || s.Unresolved != 1 || s.BelowFloor != 1 || s.Largest != 0 {
 		t.Errorf("summary %+v", s)
 	}
+	if l, ok := s.LargestChange(); !ok || !near(l.RatioEst, 0.37) {
+		t.Errorf("largest %v %v", l.RatioEst, ok)
+	}
 	if want := math.Cbrt(0.37 * 0.8 * 1.2); math.Abs(s.Geomean-want) > 1e-9 {
 		t.Errorf("geomean %v, want %v", s.Geomean, want)
 	}

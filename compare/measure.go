@@ -99,6 +99,12 @@ func SummarizeMeasure(changes []Change) (MeasureSummary, error) {
 	return s, nil
 }
 
+// LargestChange returns the called change with the largest |log
+// RatioEst|, and false when nothing was called.
+func (s MeasureSummary) LargestChange() (Change, bool) {
+	return s.largest, s.Largest >= 0
+}
+
 // countVerdict counts a called change's verdict.
 func (s *MeasureSummary) countVerdict(v Verdict) {
 	switch v {

@@ -61,7 +61,7 @@ func TestSequential(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !st.Continue || st.Start != 7 || st.Cap != DefaultCap || st.N != 5 || !strings.Contains(st.Reason, "below the start") {
+	if !st.Continue || st.Start != 7 || st.Cap != DefaultCap || st.N != 5 || !strings.Contains(st.Reason, "below the start") || !st.Plan.LoneCallable || st.Plan.Family != 30 {
 		t.Errorf("below start: %+v", st)
 	}
 	// Quiet and unchanged: every cell same, stop at the start.

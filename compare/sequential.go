@@ -76,6 +76,12 @@ type Step struct {
 	// Family is the analysis of the samples so far. When Continue is
 	// false it is the report's analysis.
 	Family *Family
+
+	// Plan is what Cap repetitions can call in this family
+	// (PlanReps(Cap, m, Alpha)); when Plan.LoneCallable is false a lone
+	// change cannot be called even at the cap, and Start was lowered to
+	// Cap.
+	Plan RepsPlan
 }
 
 // Next decides whether to add a round, given the samples of every cell so
@@ -85,16 +91,18 @@ func (s Sequential) Next(cells []Cell, opts Options) (*Step, error) {
 	if err != nil {
 		return nil, err
 	}
+	if s.Cap < 0 || s.Start < 0 {
+		return nil, fmt.Errorf("compare: sequential rule with start %d and cap %d", s.Start, s.Cap)
+	}
 	st := &Step{Family: fam, N: reached(fam), Cap: s.Cap}
 	if st.Cap == 0 {
 		st.Cap = DefaultCap
 	}
-	if s.Cap < 0 || s.Start < 0 {
-		return nil, fmt.Errorf("compare: sequential rule with start %d and cap %d", s.Start, s.Cap)
-	}
+	m := familySize(fam)
+	st.Plan = PlanReps(st.Cap, m, fam.Alpha)
 	st.Start = s.Start
 	if st.Start == 0 {
-		st.Start = MinRepsForFamily(familySize(fam), fam.Alpha)
+		st.Start = MinRepsForFamily(m, fam.Alpha)
 	}
 	st.Start = min(st.Start, st.Cap)
 	var pending, unresolved []string
