@@ -11,6 +11,7 @@ import (
 
 	"github.com/pglab/pglab/bench"
 	"github.com/pglab/pglab/bench/dist"
+	"github.com/pglab/pglab/dataset"
 	"github.com/pglab/pglab/env"
 	"github.com/pglab/pglab/internal/buildinfo"
 	"github.com/pglab/pglab/pgserver"
@@ -76,6 +77,8 @@ type Lab struct {
 	// variants are the configurations of a study that compares them, by
 	// target name (see expandVariants).
 	variants map[string]string
+	// cache keeps the studies' datasets (nil: built in place).
+	cache *dataset.Cache
 }
 
 // New validates a comparison without touching any server or file.
@@ -182,6 +185,9 @@ func (l *Lab) Open(ctx context.Context) (err error) {
 		l.Targets = append(l.Targets, t)
 	}
 	serversTime := time.Since(begun)
+	if l.cache, err = l.openCache(); err != nil {
+		return err
+	}
 	if l.Store, err = results.Open(ctx, l.spec.Store); err != nil {
 		return &InputError{Field: FieldStore, Err: err}
 	}
@@ -470,6 +476,7 @@ func (l *Lab) Runner() *study.Runner {
 		OnRep:    l.opts.OnRep,
 
 		OrderSeed: l.spec.OrderSeed,
+		Cache:     l.cache,
 	}
 	if co := l.co; co != nil {
 		r.Load = func(ctx context.Context, cfg bench.Config) (*bench.Result, error) {
@@ -502,4 +509,24 @@ func containsSetting(list []pgserver.Setting, s pgserver.Setting) bool {
 		}
 	}
 	return false
+}
+
+// openCache opens the dataset cache the spec asks for (nil for none).
+func (l *Lab) openCache() (*dataset.Cache, error) {
+	limit := l.spec.CacheLimit
+	if limit == 0 {
+		var err error
+		if limit, err = dataset.LimitFromEnv(); err != nil {
+			return nil, &InputError{Err: err}
+		}
+	}
+	if limit <= 0 {
+		return nil, nil
+	}
+	c, err := dataset.Open("", limit)
+	if err != nil {
+		return nil, err
+	}
+	c.Progress = l.opts.Progress
+	return c, nil
 }

@@ -66,6 +66,10 @@ type Spec struct {
 	NoInstall bool
 	// Force lets studies use a schema named pglab that pglab did not make.
 	Force bool
+	// CacheLimit is the dataset cache's size limit in bytes: 0 means
+	// $PGLAB_CACHE_LIMIT or dataset.DefaultLimit, a negative value no
+	// cache (every dataset built in place on every server).
+	CacheLimit int64
 	// Workers run the pgbench workloads (tps, tune) from pglab workers
 	// on other machines.
 	Workers Workers

@@ -732,7 +732,11 @@ func (i *Instance) RestartWith(ctx context.Context, settings []Setting) error {
 // Stop shuts the server down: fast shutdown, then immediate after 30 s,
 // then SIGKILL of the whole process group. It returns once no process of
 // the server is left. Stopping a stopped instance is a no-op.
-func (i *Instance) Stop(ctx context.Context) error {
+func (i *Instance) Stop(ctx context.Context) error { return i.stop(ctx, syscall.SIGINT) }
+
+// stop shuts the server down with sig first (SIGINT: fast shutdown, a
+// checkpoint; SIGQUIT: immediate, none), then as Stop.
+func (i *Instance) stop(ctx context.Context, sig syscall.Signal) error {
 	i.mu.Lock()
 	pid, exited, cancel, logf := i.pid, i.exited, i.stopCtx, i.logFile
 	i.stopCtx = nil
@@ -772,7 +776,7 @@ func (i *Instance) Stop(ctx context.Context) error {
 		return gone()
 	}
 	var err error
-	syscall.Kill(pid, syscall.SIGINT)
+	syscall.Kill(pid, sig)
 	if !wait(30 * time.Second) {
 		syscall.Kill(pid, syscall.SIGQUIT)
 		if !wait(5 * time.Second) {

@@ -305,6 +305,86 @@ type StudyTime struct {
 	PrepareMS float64 `json:"prepare_ms"`
 	RepsMS    float64 `json:"reps_ms"`
 	CleanupMS float64 `json:"cleanup_ms"`
+	// ResetMS is the time spent giving repetitions fresh data (a clone of
+	// the cached dataset, or the data rebuilt in place), inside RepsMS;
+	// DataMS loading the study's data once in Setup, inside PrepareMS;
+	// BuildMS, inside either, building cache entries that were missing;
+	// WaitMS waiting for another pglab process that was building or
+	// removing a dataset this study needed. Set-up is the rest:
+	// WallMS − MeasuredMS − ResetMS − WaitMS.
+	ResetMS float64 `json:"reset_ms"`
+	DataMS  float64 `json:"data_ms"`
+	BuildMS float64 `json:"build_ms"`
+	WaitMS  float64 `json:"wait_ms"`
+	// Cases split the repetitions' time per case.
+	Cases []CaseTime `json:"cases,omitempty"`
+	// Data says how each target's datasets were loaded.
+	Data []DataSummary `json:"data,omitempty"`
+}
+
+// CaseTime is the time of one case's repetitions, every target together:
+// measured steps, resets of the data, waiting, and the rest (set-up inside
+// the repetitions: an UPDATE before the VACUUM, a prewarm, a restart).
+type CaseTime struct {
+	Case       map[string]string `json:"case"`
+	Name       string            `json:"name"`
+	Reps       int               `json:"reps"`
+	RunMS      float64           `json:"run_ms"`
+	MeasuredMS float64           `json:"measured_ms"`
+	ResetMS    float64           `json:"reset_ms"`
+	WaitMS     float64           `json:"wait_ms"`
+}
+
+// The ways a dataset was loaded (DataSummary.Method), besides the clone
+// methods of package dataset ("reflink", "copy_file_range", "copy").
+const (
+	// DataInPlace is data built on the target itself by the study's
+	// statements (a user's server, a server with a standby, no cache).
+	DataInPlace = "in place"
+)
+
+// DataUse is one load of a study's dataset on a target.
+type DataUse struct {
+	Target  string            `json:"target"`
+	Dataset string            `json:"dataset"`
+	Case    map[string]string `json:"case,omitempty"`
+	// Rep is the repetition the load started (0: Setup, for every case).
+	Rep    int    `json:"rep"`
+	Method string `json:"method"`
+	Entry  string `json:"entry,omitempty"`
+	Bytes  int64  `json:"bytes,omitempty"`
+	Built  bool   `json:"built,omitempty"`
+	// MS is the whole load: stopping the server, the clone, starting
+	// it (or the statements in place), waiting and building included.
+	MS      float64 `json:"ms"`
+	CloneMS float64 `json:"clone_ms,omitempty"`
+	BuildMS float64 `json:"build_ms,omitempty"`
+	WaitMS  float64 `json:"wait_ms,omitempty"`
+}
+
+// DataSummary sums up the loads of one dataset on one target in a study:
+// how, how often, and what a load cost.
+type DataSummary struct {
+	Target  string `json:"target"`
+	Dataset string `json:"dataset"`
+	// Method is how the data came: a clone method of the cache, or
+	// DataInPlace.
+	Method string `json:"method"`
+	// Entry is the cache entry cloned; Bytes its size.
+	Entry string `json:"entry,omitempty"`
+	Bytes int64  `json:"bytes,omitempty"`
+	// Loads counts the loads; PerRep is true when each repetition
+	// started from a fresh copy (a reset), false for a load in Setup.
+	Loads  int  `json:"loads"`
+	PerRep bool `json:"per_rep"`
+	// FromCache is true when the entry was already in the cache; BuildMS
+	// is the time building it otherwise.
+	FromCache bool    `json:"from_cache"`
+	BuildMS   float64 `json:"build_ms,omitempty"`
+	WaitMS    float64 `json:"wait_ms,omitempty"`
+	// TotalMS and MedianMS are the loads' time (without building).
+	TotalMS  float64 `json:"total_ms"`
+	MedianMS float64 `json:"median_ms"`
 }
 
 // RunTimeArtefact names the artefact (JSON, a RunTime) with the time a

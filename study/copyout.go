@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/jackc/pgx/v5"
+	"github.com/pglab/pglab/dataset"
 	"github.com/pglab/pglab/pgserver"
 )
 
@@ -84,27 +86,29 @@ func (copyOut) Plan(p Params) (Plan, error) {
 }
 
 func (copyOut) Setup(ctx context.Context, s *Session) error {
-	conn, err := s.Target.Connect(ctx)
-	if err != nil {
-		return err
+	return s.LoadData(ctx, copyOutData(s.Params))
+}
+
+// copyOutData is the study's tables, created, vacuumed and analysed, with
+// pg_prewarm: the same for every repetition, which only reads them.
+func copyOutData(p Params) *Dataset {
+	var stmts []string
+	for _, t := range copyOutTables(p) {
+		stmts = append(stmts, "DROP TABLE IF EXISTS "+t.name, t.create, "VACUUM ANALYZE "+t.name)
 	}
-	defer conn.Close(context.Background())
-	if err := ensureExtension(ctx, conn, "pg_prewarm"); err != nil {
-		return err
+	build := execStatements(stmts...)
+	return &Dataset{
+		Name:   "copy-out-tables",
+		Params: []string{"tables=" + strings.Join(p.List("tables"), ","), fmt.Sprintf("scale=%d", p.Int("scale")), fmt.Sprintf("rows=%d", p.Int("rows"))},
+		Recipe: dataset.Recipe(append([]string{"CREATE EXTENSION pg_prewarm"}, stmts...)...),
+		Build: func(ctx context.Context, s *Session) error {
+			if err := s.Target.withConn(ctx, func(conn *pgx.Conn) error { return ensureExtension(ctx, conn, "pg_prewarm") }); err != nil {
+				return err
+			}
+			s.Log("creating %s", strings.Join(p.List("tables"), ", "))
+			return build(ctx, s)
+		},
 	}
-	for _, t := range copyOutTables(s.Params) {
-		s.Log("creating %s", t.name)
-		if _, err := conn.Exec(ctx, "DROP TABLE IF EXISTS "+t.name); err != nil {
-			return err
-		}
-		if _, err := conn.Exec(ctx, t.create); err != nil {
-			return fmt.Errorf("create %s: %w", t.name, err)
-		}
-		if _, err := conn.Exec(ctx, "VACUUM ANALYZE "+t.name); err != nil {
-			return fmt.Errorf("vacuum %s: %w", t.name, err)
-		}
-	}
-	return nil
 }
 
 // countingWriter discards what it is given and counts it.

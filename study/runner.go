@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/pglab/pglab/dataset"
 	"github.com/pglab/pglab/pgserver"
 	"github.com/pglab/pglab/results"
 )
@@ -49,6 +50,10 @@ type Runner struct {
 	// roundOrder). 0 draws a seed on first use; Run keeps it here, so that
 	// every study of a run uses the same one, and records it.
 	OrderSeed uint64
+	// Cache, when set, keeps studies' datasets between repetitions and
+	// runs: servers pglab started for the run load them as clones
+	// (Session.LoadData). Nil builds every dataset in place.
+	Cache *dataset.Cache
 }
 
 // Outcome is what one study produced on all targets.
@@ -112,6 +117,7 @@ func (r *Runner) Run(ctx context.Context, st Study, params Params) (out *Outcome
 			if terr := st.Teardown(cctx, s); terr != nil && err == nil {
 				err = fmt.Errorf("study %s: teardown on %s: %w", info.Name, s.Target.Name, terr)
 			}
+			s.releaseData()
 		}
 		for k := len(restores) - 1; k >= 0; k-- {
 			if rerr := restores[k](cctx); rerr != nil && err == nil {
@@ -184,7 +190,9 @@ func (r *Runner) Run(ctx context.Context, st Study, params Params) (out *Outcome
 				}
 				done++
 				s.begin(c, rep)
+				began := time.Now()
 				runErr := st.Run(ctx, s, c, rep)
+				s.addRunTime(c, time.Since(began))
 				if ferr := s.flush(ctx); ferr != nil && runErr == nil {
 					runErr = fmt.Errorf("store measurements: %w", ferr)
 				}
@@ -264,6 +272,7 @@ func (r *Runner) storeTime(ctx context.Context, study string, c *studyClock, ses
 		st.Steps += s.steps
 		s.mu.Unlock()
 	}
+	addTimes(&st, sessions)
 	data, err := json.Marshal(st)
 	if err != nil {
 		return err

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/pglab/pglab/dataset"
 	"github.com/pglab/pglab/internal/coldcache"
 	"github.com/pglab/pglab/pgserver"
 )
@@ -48,18 +49,14 @@ func (seqScan) Plan(p Params) (Plan, error) {
 
 const seqScanTable = "pgbench_accounts_large"
 
-func (seqScan) Setup(ctx context.Context, s *Session) error {
-	conn, err := s.Target.Connect(ctx)
-	if err != nil {
-		return err
-	}
-	defer conn.Close(context.Background())
-	s.Log("creating %s (scale %d)", seqScanTable, s.Params.Int("scale"))
-	for _, q := range []string{
+// seqScanData is the article's table: created, given a primary key,
+// scanned once to set its hint bits, checkpointed; never vacuumed.
+func seqScanData(p Params) *Dataset {
+	stmts := []string{
 		"DROP TABLE IF EXISTS " + seqScanTable,
 		fmt.Sprintf(`CREATE UNLOGGED TABLE %s AS
 			SELECT aid, (aid - 1) / 100000 + 1 AS bid, 0 AS abalance, repeat(md5(aid::text), 30) AS filler
-			FROM generate_series(1, %d) aid`, seqScanTable, s.Params.Int("scale")*100000),
+			FROM generate_series(1, %d) aid`, seqScanTable, p.Int("scale")*100000),
 		// The article's table has a primary key and was never vacuumed
 		// (autovacuum off): with an empty visibility map the planner scans
 		// the heap. A VACUUM here would turn count(1) into an index-only
@@ -71,11 +68,21 @@ func (seqScan) Setup(ctx context.Context, s *Session) error {
 		"SELECT count(1) FROM " + seqScanTable,
 		"RESET enable_indexonlyscan",
 		"CHECKPOINT",
-	} {
-		if _, err := conn.Exec(ctx, q); err != nil {
-			return fmt.Errorf("%s: %w", q[:min(len(q), 40)], err)
-		}
 	}
+	return &Dataset{Name: "seqscan-table", Params: []string{fmt.Sprintf("scale=%d", p.Int("scale"))},
+		Recipe: dataset.Recipe(stmts...), Build: execStatements(stmts...)}
+}
+
+func (seqScan) Setup(ctx context.Context, s *Session) error {
+	s.Log("creating %s (scale %d)", seqScanTable, s.Params.Int("scale"))
+	if err := s.LoadData(ctx, seqScanData(s.Params)); err != nil {
+		return err
+	}
+	conn, err := s.Target.Connect(ctx)
+	if err != nil {
+		return err
+	}
+	defer conn.Close(context.Background())
 	var relBytes, sbBytes int64
 	if err := conn.QueryRow(ctx, `SELECT pg_relation_size($1::regclass),
 		(SELECT setting::bigint * 8192 FROM pg_settings WHERE name = 'shared_buffers')`, seqScanTable).Scan(&relBytes, &sbBytes); err != nil {

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/pglab/pglab/dataset"
 	"github.com/pglab/pglab/observe"
 	"github.com/pglab/pglab/results"
 )
@@ -46,6 +47,12 @@ type Session struct {
 	// measured is the time in measured steps, steps their number.
 	measured time.Duration
 	steps    int
+	// tallies split the repetitions' time per case (order: first seen);
+	// uses are the dataset loads; entries the cache entries held.
+	tallies map[string]*caseTally
+	order   []string
+	uses    []results.DataUse
+	entries map[string]*dataset.Entry
 }
 
 // AddMeasured counts d as time in a measured step (MeasureStep counts its
@@ -55,6 +62,9 @@ func (s *Session) AddMeasured(d time.Duration) {
 	s.mu.Lock()
 	s.measured += d
 	s.steps++
+	if t := s.tallyLocked(); t != nil {
+		t.measured += d
+	}
 	s.mu.Unlock()
 }
 

@@ -11,6 +11,7 @@ import (
 	"github.com/pglab/pglab/bench"
 	"github.com/pglab/pglab/bench/initdata"
 	"github.com/pglab/pglab/bench/script"
+	"github.com/pglab/pglab/dataset"
 	"github.com/pglab/pglab/pgserver"
 )
 
@@ -87,14 +88,28 @@ func (tpsStudy) Setup(ctx context.Context, s *Session) error { return tpsSetup(c
 
 // tpsSetup creates pgbench's tables at the study's scale.
 func tpsSetup(ctx context.Context, s *Session) error {
-	s.Log("pgbench -i -s %d", s.Params.Int("scale"))
-	cfg := s.Target.ConnConfig()
-	t, err := initdata.Run(ctx, &cfg.Config, initdata.Options{Scale: int(s.Params.Int("scale"))}, nil)
-	if err != nil {
-		return fmt.Errorf("pgbench -i: %w", err)
+	return s.LoadData(ctx, pgbenchData(int(s.Params.Int("scale"))))
+}
+
+// pgbenchData is pgbench -i -s scale: its tables, loaded, vacuumed, with
+// primary keys (the bench/initdata engine with its defaults).
+func pgbenchData(scale int) *Dataset {
+	o := initdata.Options{Scale: scale}
+	return &Dataset{
+		Name:   "pgbench",
+		Params: []string{fmt.Sprintf("scale=%d", scale)},
+		Recipe: dataset.Recipe("bench/initdata defaults v1", fmt.Sprintf("%+v", o)),
+		Build: func(ctx context.Context, s *Session) error {
+			s.Log("pgbench -i -s %d", scale)
+			cfg := s.Target.ConnConfig()
+			t, err := initdata.Run(ctx, &cfg.Config, o, nil)
+			if err != nil {
+				return fmt.Errorf("pgbench -i: %w", err)
+			}
+			s.Log("initialised in %.1f s", t.Total.Seconds())
+			return nil
+		},
 	}
-	s.Log("initialised in %.1f s", t.Total.Seconds())
-	return nil
 }
 
 func (tpsStudy) Run(ctx context.Context, s *Session, c Case, rep int) error {

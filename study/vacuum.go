@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/pglab/pglab/compare"
+	"github.com/pglab/pglab/dataset"
 	"github.com/pglab/pglab/observe"
 	"github.com/pglab/pglab/pgserver"
 )
@@ -75,8 +76,32 @@ func (vacuumStudy) Plan(p Params) (Plan, error) {
 
 func (vacuumStudy) Setup(ctx context.Context, s *Session) error { return nil }
 
+// vacuumData is the article's table before its UPDATE: created (with its
+// index when the case has one) and filled. Each repetition starts from a
+// fresh copy, in shared buffers as the INSERT leaves it.
+func vacuumData(p Params, index bool) *Dataset {
+	stmts := []string{
+		"DROP TABLE IF EXISTS t_vacuum_test",
+		"CREATE TABLE t_vacuum_test (id int, v text)",
+	}
+	if index {
+		stmts = append(stmts, "CREATE INDEX ON t_vacuum_test (id)")
+	}
+	stmts = append(stmts, fmt.Sprintf("INSERT INTO t_vacuum_test SELECT g, 'x' FROM generate_series(1, %d) g", p.Int("rows")))
+	return &Dataset{
+		Name:   "vacuum-table",
+		Params: []string{fmt.Sprintf("rows=%d", p.Int("rows")), "index=" + yesNo(index)},
+		Recipe: dataset.Recipe(stmts...),
+		Build:  execStatements(stmts...),
+		Warm:   []string{"t_vacuum_test"},
+	}
+}
+
 func (vacuumStudy) Run(ctx context.Context, s *Session, c Case, rep int) error {
 	vc := c.Data.(vacuumCase)
+	if err := s.LoadData(ctx, vacuumData(s.Params, vc.index)); err != nil {
+		return err
+	}
 	cfg := s.Target.ConnConfig()
 	notices := observe.CaptureNotices(cfg)
 	conn, err := connectConfig(ctx, s.Target.Name, cfg)
@@ -84,18 +109,9 @@ func (vacuumStudy) Run(ctx context.Context, s *Session, c Case, rep int) error {
 		return err
 	}
 	defer conn.Close(context.Background())
-	// The article's statements, in its order.
-	stmts := []string{
-		"DROP TABLE IF EXISTS t_vacuum_test",
-		"CREATE TABLE t_vacuum_test (id int, v text)",
-	}
-	if vc.index {
-		stmts = append(stmts, "CREATE INDEX ON t_vacuum_test (id)")
-	}
-	stmts = append(stmts,
-		fmt.Sprintf("INSERT INTO t_vacuum_test SELECT g, 'x' FROM generate_series(1, %d) g", s.Params.Int("rows")),
-		"UPDATE t_vacuum_test SET v = 'y' WHERE "+vc.where,
-	)
+	// The article's statements, in its order: the table as created and
+	// filled, then, in the same server lifetime as the VACUUM, the UPDATE.
+	stmts := []string{"UPDATE t_vacuum_test SET v = 'y' WHERE " + vc.where}
 	if s.Params.Bool("checkpoint_before") {
 		stmts = append(stmts, "CHECKPOINT")
 	}

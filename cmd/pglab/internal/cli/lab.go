@@ -7,6 +7,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/pglab/pglab/dataset"
 	"github.com/pglab/pglab/env"
 	"github.com/pglab/pglab/lab"
 	"github.com/pglab/pglab/pgserver"
@@ -33,6 +34,8 @@ type targetFlags struct {
 	envs       []string
 	envFiles   []string
 	unenforced bool
+	// cacheLimit is --cache-limit: the dataset cache's size limit.
+	cacheLimit string
 }
 
 func (f *targetFlags) register(fs *pflag.FlagSet) {
@@ -45,6 +48,7 @@ func (f *targetFlags) register(fs *pflag.FlagSet) {
 	fs.BoolVar(&f.force, "force", false, "use a schema named pglab on a user's server even if pglab did not create it")
 	registerEnvFlags(fs, &f.envs, &f.envFiles, true)
 	fs.BoolVar(&f.unenforced, "env-unenforced", false, "run even when no limit of an --env profile can be enforced on this machine (no cgroup access): the servers then run without them, and the report says so")
+	fs.StringVar(&f.cacheLimit, "cache-limit", "", "size limit of the dataset cache kept between runs, e.g. 40GB (least recently used datasets are removed beyond it); 0 builds every dataset in place without the cache (default $"+dataset.LimitEnv+" or 40GB)")
 	fs.IntVar(&f.workers, "workers", 0, "run the pgbench workloads (tps, tune) on N pglab workers (pglab worker --join, see pglab bench --listen)")
 	fs.StringVar(&f.listen, "listen", "", "with --workers: the coordinator's address, host:port")
 	fs.StringVar(&f.token, "token", "", "with --workers: the workers' secret (default $PGLAB_TOKEN; required unless --listen is a loopback address)")
@@ -81,6 +85,16 @@ func (f *targetFlags) fill(spec *lab.Spec) error {
 		return err
 	}
 	spec.Store, spec.NoInstall, spec.Force, spec.Unenforced = f.store, f.noInstall, f.force, f.unenforced
+	if f.cacheLimit != "" {
+		n, err := dataset.ParseSize(f.cacheLimit)
+		if err != nil {
+			return badInput("--cache-limit: %v", err)
+		}
+		spec.CacheLimit = n
+		if n == 0 {
+			spec.CacheLimit = -1
+		}
+	}
 	if spec.Envs, err = lab.ResolveEnvs(f.envs, f.envFiles); err != nil {
 		return err
 	}
