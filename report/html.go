@@ -182,11 +182,14 @@ const pageHTML = `<!DOCTYPE html>
 <thead><tr><th>run</th><th>kind</th><th>status</th><th>started</th><th>took</th><th>pglab</th><th>command</th></tr></thead>
 <tbody>{{range .Runs}}<tr><td class="label">{{.ID}}</td><td>{{.Kind}}</td><td>{{.Status}}</td><td class="label">{{.Started}}</td><td class="label">{{.Duration}}</td><td>{{.Version}}</td><td><code>{{.Command}}</code>{{if .Error}}<br>error: {{.Error}}{{end}}</td></tr>
 {{end}}</tbody></table></div>{{end}}{{if .Times}}
-<p>Where the time went (measured steps: what the figures time, every target and repetition; set-up: settings and restarts, tables and data, reading counters, waiting for statistics):</p>
+<p>{{.TimeIntro}}</p>
 <div class="scroll"><table class="times">
 <thead><tr>{{range .TimeHead}}<th>{{.}}</th>{{end}}</tr></thead>
 <tbody>{{range .TimeCells}}<tr>{{range .}}<td class="num">{{.}}</td>{{end}}</tr>
-{{end}}</tbody></table></div>{{end}}
+{{end}}</tbody></table></div>{{end}}{{if .DataLines}}
+<p>Data (how each study's data came to the servers, and what a load cost; a reset gives a repetition fresh data):</p>
+<ul class="data">{{range .DataLines}}<li>{{.}}</li>
+{{end}}</ul>{{end}}
 </section>
 
 {{range .Studies}}{{$sv := .}}<section class="study" id="{{.Anchor}}" data-study="{{.Name}}">

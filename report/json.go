@@ -81,6 +81,8 @@ type jsonRunTime struct {
 	WallMS     float64             `json:"wall_ms"`
 	MeasuredMS float64             `json:"measured_ms"`
 	SetupMS    float64             `json:"setup_ms"`
+	ResetMS    float64             `json:"reset_ms"`
+	WaitMS     float64             `json:"wait_ms"`
 	ServersMS  float64             `json:"servers_ms"`
 	Studies    []results.StudyTime `json:"studies"`
 }
@@ -498,7 +500,8 @@ func (v *view) jsonTime(runID string) *jsonRunTime {
 		jt := &jsonRunTime{ServersMS: ms(rt.Servers), Studies: rt.Studies}
 		for _, r := range v.Times {
 			if r.Study == "whole run" && (r.Run == "" || r.Run == runID) {
-				jt.WallMS, jt.MeasuredMS, jt.SetupMS = ms(r.took), ms(r.measured), ms(max(0, r.took-r.measured))
+				jt.WallMS, jt.MeasuredMS, jt.ResetMS, jt.WaitMS = ms(r.took), ms(r.measured), ms(r.reset), ms(r.wait)
+				jt.SetupMS = ms(max(0, r.took-r.measured-r.reset-r.wait))
 			}
 		}
 		return jt

@@ -4,20 +4,26 @@ import (
 	"bufio"
 	"fmt"
 	"time"
+
+	"github.com/pglab/pglab/results"
 )
 
-// timeRow is one line of a run's split of wall time: a study, or the
-// whole run.
+// timeRow is one line of a run's split of wall time: a study, one of its
+// cases (its repetitions only), or the whole run.
 type timeRow struct {
-	Run, Study              string
-	Took, Measured, Setup   string
-	MeasuredPct             string
-	took, measured, servers time.Duration
+	Run, Study                  string
+	Took, Measured, Setup       string
+	Reset, Wait                 string
+	MeasuredPct                 string
+	took, measured, reset, wait time.Duration
+	servers                     time.Duration
+	isCase                      bool
 }
 
-// buildTimes splits each run's wall time per study into time in measured
-// steps and the rest (set-up), and sums them up for the run; the run's
-// own row adds the servers' start and counts from its start to its end.
+// buildTimes splits each run's wall time per study (and case) into time
+// in measured steps, resets of the data, waiting and the rest (set-up),
+// and sums them up for the run; the run's own row adds the servers' start
+// and counts from its start to its end.
 func (v *view) buildTimes() {
 	records := map[string]int{}
 	for i, r := range v.d.runs() {
@@ -32,11 +38,14 @@ func (v *view) buildTimes() {
 		var total timeRow
 		total.Run, total.Study = run, "whole run"
 		for _, st := range rt.Studies {
-			took := msDuration(st.WallMS)
-			measured := msDuration(st.MeasuredMS)
-			v.Times = append(v.Times, newTimeRow(run, st.Study, took, measured))
-			total.took += took
-			total.measured += measured
+			row := newTimeRow(run, st.Study, msDuration(st.WallMS), msDuration(st.MeasuredMS), msDuration(st.ResetMS), msDuration(st.WaitMS))
+			v.Times = append(v.Times, row)
+			v.Times = append(v.Times, caseRows(run, st)...)
+			v.DataLines = append(v.DataLines, dataLines(run, st)...)
+			total.took += row.took
+			total.measured += row.measured
+			total.reset += row.reset
+			total.wait += row.wait
 		}
 		if i, ok := records[rt.Run]; ok {
 			r := v.d.runs()[i]
@@ -45,16 +54,32 @@ func (v *view) buildTimes() {
 			}
 		}
 		total.took += rt.Servers
-		row := newTimeRow(run, total.Study, total.took, total.measured)
+		row := newTimeRow(run, total.Study, total.took, total.measured, total.reset, total.wait)
 		row.servers = rt.Servers
 		v.Times = append(v.Times, row)
 		v.TimeLines = append(v.TimeLines, row.line())
 	}
 }
 
-func newTimeRow(run, study string, took, measured time.Duration) timeRow {
-	r := timeRow{Run: run, Study: study, took: took, measured: measured,
-		Took: formatSpan(took), Measured: formatSpan(measured), Setup: formatSpan(max(0, took-measured))}
+// caseRows are a study's cases: the time of their repetitions.
+func caseRows(run string, st results.StudyTime) []timeRow {
+	if len(st.Cases) < 2 && st.ResetMS == 0 {
+		return nil
+	}
+	var out []timeRow
+	for _, c := range st.Cases {
+		r := newTimeRow(run, st.Study+" · "+c.Name, msDuration(c.RunMS), msDuration(c.MeasuredMS), msDuration(c.ResetMS), msDuration(c.WaitMS))
+		r.isCase = true
+		out = append(out, r)
+	}
+	return out
+}
+
+func newTimeRow(run, study string, took, measured, reset, wait time.Duration) timeRow {
+	setup := max(0, took-measured-reset-wait)
+	r := timeRow{Run: run, Study: study, took: took, measured: measured, reset: reset, wait: wait,
+		Took: formatSpan(took), Measured: formatSpan(measured), Setup: formatSpan(setup),
+		Reset: formatSpan(reset), Wait: formatSpan(wait)}
 	if took > 0 {
 		r.MeasuredPct = fmt.Sprintf("%.0f %%", 100*float64(measured)/float64(took))
 	}
@@ -72,15 +97,35 @@ func (r timeRow) line() string {
 	if r.servers > 0 {
 		s += ", of which " + formatSpan(r.servers) + " starting the servers"
 	}
+	if r.reset > 0 {
+		s += "; resets of the data " + r.Reset
+	}
+	if r.wait > 0 {
+		s += "; waiting for another pglab " + r.Wait
+	}
 	if r.Run != "" {
 		s = "run " + r.Run + ": " + s
 	}
 	return s
 }
 
+// splitsResets reports whether any row has resets or waits (runs stored
+// before pglab timed them have neither, and keep the four columns).
+func (v *view) splitsResets() bool {
+	for _, r := range v.Times {
+		if r.reset > 0 || r.wait > 0 || r.isCase {
+			return true
+		}
+	}
+	return false
+}
+
 // timeHead is the header of the time table.
 func (v *view) timeHead() []string {
 	head := []string{"study", "took", "in measured steps", "in set-up"}
+	if v.splitsResets() {
+		head = append(head, "in resets", "waiting")
+	}
 	if len(v.Times) > 0 && v.Times[0].Run != "" {
 		head = append([]string{"run"}, head...)
 	}
@@ -88,12 +133,15 @@ func (v *view) timeHead() []string {
 }
 
 // cells are a time row's cells under timeHead.
-func (r timeRow) cells() []string {
+func (r timeRow) cells(resets bool) []string {
 	measured := r.Measured
 	if r.MeasuredPct != "" {
 		measured += " (" + r.MeasuredPct + ")"
 	}
 	c := []string{r.Study, r.Took, measured, r.Setup}
+	if resets {
+		c = append(c, r.Reset, r.Wait)
+	}
 	if r.Run != "" {
 		c = append([]string{r.Run}, c...)
 	}
@@ -105,20 +153,28 @@ func (v *view) writeTimesMarkdown(w *bufio.Writer) {
 	if len(v.Times) == 0 {
 		return
 	}
-	fmt.Fprintf(w, "\nWhere the time went (measured steps: what the figures time, every target and repetition; set-up: settings and restarts, tables and data, reading counters, waiting for statistics):\n\n")
+	fmt.Fprintf(w, "\n%s\n\n", v.TimeIntro())
 	head := v.timeHead()
 	mdRow(w, head...)
 	mdRule(w, len(head))
+	resets := v.splitsResets()
 	for _, r := range v.Times {
-		mdRow(w, r.cells()...)
+		mdRow(w, r.cells(resets)...)
+	}
+	if len(v.DataLines) > 0 {
+		fmt.Fprintf(w, "\nData (how each study's data came to the servers, and what a load cost; a reset gives a repetition fresh data):\n\n")
+		for _, l := range v.DataLines {
+			fmt.Fprintf(w, "- %s\n", mdText(l))
+		}
 	}
 }
 
 // TimeCells are the time rows' cells, for the HTML page.
 func (v *view) TimeCells() [][]string {
 	var out [][]string
+	resets := v.splitsResets()
 	for _, r := range v.Times {
-		out = append(out, r.cells())
+		out = append(out, r.cells(resets))
 	}
 	return out
 }
@@ -135,4 +191,13 @@ func formatSpan(d time.Duration) string {
 		return fmt.Sprintf("%.1f s", d.Seconds())
 	}
 	return formatDuration(d)
+}
+
+// TimeIntro is the sentence above the time table: what each column holds.
+func (v *view) TimeIntro() string {
+	s := "Where the time went (measured steps: what the figures time, every target and repetition; set-up: settings and restarts, tables and data, reading counters, waiting for statistics"
+	if v.splitsResets() {
+		s += "; resets: fresh data before a repetition (a clone of the cached dataset, or the data built again in place); waiting: for another pglab building the same dataset; a case's row counts its repetitions only"
+	}
+	return s + "):"
 }

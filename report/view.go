@@ -38,6 +38,9 @@ type view struct {
 	// totals in a sentence.
 	Times     []timeRow
 	TimeLines []string
+	// DataLines say how each study's data came to each server and what a
+	// load (a reset) cost.
+	DataLines []string
 	brief     bool // Options.Brief
 	// general are the warnings every study says, said once by a brief
 	// report.
