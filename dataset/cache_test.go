@@ -340,7 +340,11 @@ func TestEvictsLeastRecentlyUsed(t *testing.T) {
 		}
 		return os.WriteFile(filepath.Join(d, "password"), []byte("x\n"), 0o600)
 	}
-	key := func(n int) dataset.Key { k := testKey(b, 1000); k.Params = append(k.Params, fmt.Sprint("n=", n)); return k }
+	key := func(n int) dataset.Key {
+		k := testKey(b, 1000)
+		k.Params = append(k.Params, fmt.Sprint("n=", n))
+		return k
+	}
 	c.Limit = 2*size + size/2 // room for two
 	second, _, err := c.Acquire(ctx, key(2), cloneBuild)
 	if err != nil {

@@ -62,4 +62,3 @@ func formatBytes(n int64) string {
 	}
 	return fmt.Sprintf("%.0f kB", float64(n)/(1<<10))
 }
-

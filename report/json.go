@@ -53,8 +53,8 @@ type jsonDoc struct {
 	// q times the calls (Benjamini-Hochberg).
 	ExpectedFalseCalls float64     `json:"expected_false_calls"`
 	Family             *jsonFamily `json:"family,omitempty"`
-	Studies  []jsonStudy       `json:"studies"`
-	Notes    []string          `json:"notes,omitempty"`
+	Studies            []jsonStudy `json:"studies"`
+	Notes              []string    `json:"notes,omitempty"`
 	// RunNotes are the notes of no study (a setting left out for a
 	// target), keyed by target like the studies' notes.
 	RunNotes  []jsonNote `json:"run_notes,omitempty"`
