@@ -72,7 +72,7 @@ type assembler struct {
 }
 
 // fpCacheSize bounds the cache of fingerprints by statement text.
-const fpCacheSize = 8192
+const fpCacheSize = 2048
 
 func newAssembler(out sink, origin int64, database string, keyByPID bool) *assembler {
 	return &assembler{out: out, origin: origin, database: database, keyByPID: keyByPID,
