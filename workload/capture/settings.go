@@ -29,7 +29,7 @@ func SettingsFor(version int, format string) ([]Setting, error) {
 		return nil, fmt.Errorf("unknown log format %q: want csvlog, jsonlog or stderr", format)
 	}
 	out := []Setting{
-		{"logging_collector", "on", "the collector writes csvlog and jsonlog files (log_directory, log_filename)", true},
+		{"logging_collector", "on", "the collector writes the log files (log_directory, log_filename); csvlog and jsonlog need it", true},
 		{"log_destination", "'" + format + "'", "the log format pglab capture reads", false},
 	}
 	if format == Stderr {
@@ -85,12 +85,14 @@ const settingsNotes = `
 -- The data to replay against: take a snapshot when the capture starts (pg_dump, a basebackup or a
 -- disk snapshot); statements replayed on other data change what they do.
 --
--- Cost: every statement is written to the log, on the server's disk, by the backend that ran it.
--- A simple-protocol statement writes one line (about 250 bytes of csvlog plus its text); an
--- extended-protocol one three (parse, bind, execute: about 800 bytes plus its text three times and
--- its parameters twice). At 5,000 statements per second that is roughly 1.5 to 5 MB/s (5 to 18 GB
--- an hour). The time to format and write each line is added to every statement: noticeable
--- (percents to tens of percents of throughput) for sub-millisecond statements, invisible for slow
--- ones. Measure it on a replica or a quiet hour first, give the log its own disk if you can, and
--- keep the capture short (minutes are enough for a replay): watch the log directory's size.
+-- Cost (measured on PostgreSQL 17): every statement is written to the log by the backend that
+-- ran it. A simple-protocol statement writes one csvlog line of about 200 bytes plus its text
+-- (jsonlog: about 400). An extended-protocol call (what most drivers send) writes a bind and an
+-- execute line, each with the statement's text and parameters, and a parse line the first time a
+-- connection prepares it: about 600 bytes for a short statement with two parameters (jsonlog:
+-- about 1,050). At 5,000 statements per second that is 1 to 3 MB/s of csvlog, 4 to 11 GB an hour.
+-- Formatting and writing each line adds to every statement's time, which matters most for
+-- sub-millisecond statements: measure your own throughput with and without it first (on a replica
+-- or at a quiet hour), give the log its own disk if you can, and keep the capture short (minutes
+-- are enough for a replay) while watching the log directory's size.
 `

@@ -1,0 +1,203 @@
+package cli_test
+
+import (
+	"compress/gzip"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/pglab/pglab/pgserver/pgtest"
+)
+
+// TestCaptureJourney does what a user does: prints the settings, applies
+// them with ALTER SYSTEM to a real PostgreSQL 17, restarts it, runs a small
+// application, captures the csvlog the server wrote where it writes it by
+// default, inspects the workload, and reverts the settings with the lines
+// printed.
+func TestCaptureJourney(t *testing.T) {
+	r := run(t, "capture", "--settings", "--version", "17")
+	if r.code != 0 || r.stderr != "" {
+		t.Fatalf("capture --settings: exit %d, stderr %q", r.code, r.stderr)
+	}
+	for _, want := range []string{"ALTER SYSTEM SET log_destination = 'csvlog';", "ALTER SYSTEM SET log_min_duration_statement = 0;",
+		"ALTER SYSTEM SET log_connections = on;", "ALTER SYSTEM RESET log_min_duration_statement;", "SELECT pg_reload_conf();", "Cost:"} {
+		if !strings.Contains(r.stdout, want) {
+			t.Errorf("capture --settings lacks %q:\n%s", want, r.stdout)
+		}
+	}
+	set, revert := sqlLines(r.stdout)
+
+	inst := pgtest.New(t, pgtest.Options{Version: "17"})
+	ctx := context.Background()
+	admin := pgtest.Connect(t, inst.DSN())
+	for _, sql := range set {
+		if _, err := admin.Exec(ctx, sql); err != nil {
+			t.Fatalf("%s: %v", sql, err)
+		}
+	}
+	admin.Close(ctx)
+	if err := inst.Restart(ctx); err != nil {
+		t.Fatal(err)
+	}
+	app := pgtest.Connect(t, inst.DSN())
+	statements := []string{"create table capture_t (id int primary key, v text)", "insert into capture_t values ($1, $2)",
+		"select v from capture_t where id = $1", "insert into capture_t values ($1, $2)"}
+	args := [][]any{nil, {1, "a'b"}, {1}, {1, nil}}
+	for i, sql := range statements {
+		_, err := app.Exec(ctx, sql, args[i]...)
+		if err != nil && i != 3 {
+			t.Fatalf("%s: %v", sql, err)
+		}
+	}
+	app.Close(ctx)
+	time.Sleep(200 * time.Millisecond) // the collector writes the disconnection
+
+	logs, _ := filepath.Glob(filepath.Join(inst.DataDir(), "log", "*.csv"))
+	if len(logs) == 0 {
+		t.Fatalf("no csvlog under %s/log", inst.DataDir())
+	}
+	out := filepath.Join(t.TempDir(), "app.workload.gz")
+	r = run(t, append([]string{"capture", "--database", "pglab", "--out", out, "--log"}, logs...)...)
+	if r.code != 0 {
+		t.Fatalf("capture: exit %d, stderr %q", r.code, r.stderr)
+	}
+	for _, want := range []string{"(csvlog, PostgreSQL 14+)", "statements    4 (extended protocol 3, with parameters 3, failed 1)",
+		"fingerprints  3", "wrote " + out} {
+		if !strings.Contains(r.stdout, want) {
+			t.Errorf("capture summary lacks %q:\n%s", want, r.stdout)
+		}
+	}
+	if f, err := os.Open(out); err != nil {
+		t.Fatal(err)
+	} else if _, err := gzip.NewReader(f); err != nil {
+		t.Errorf("%s is not gzip: %v", out, err)
+	} else {
+		f.Close()
+	}
+	r = run(t, "capture", "--inspect", out)
+	if r.code != 0 || !strings.Contains(r.stdout, "pglab workload version 1") || !strings.Contains(r.stdout, "statements    4 (with parameters 3)") {
+		t.Errorf("capture --inspect: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+
+	admin = pgtest.Connect(t, inst.DSN())
+	for _, sql := range revert {
+		if _, err := admin.Exec(ctx, sql); err != nil {
+			t.Fatalf("%s: %v", sql, err)
+		}
+	}
+	var v string
+	if err := admin.QueryRow(ctx, "show log_min_duration_statement").Scan(&v); err != nil || v != "-1" {
+		t.Errorf("after the revert lines log_min_duration_statement = %q (%v), want -1", v, err)
+	}
+}
+
+// sqlLines splits capture --settings' output into the statements that
+// set and those that revert.
+func sqlLines(out string) (set, revert []string) {
+	reverting := false
+	for _, line := range strings.Split(out, "\n") {
+		if strings.HasPrefix(line, "-- To revert") {
+			reverting = true
+		}
+		sql, _, _ := strings.Cut(line, " --")
+		sql = strings.TrimSpace(sql)
+		if sql == "" || strings.HasPrefix(sql, "--") {
+			continue
+		}
+		if reverting {
+			revert = append(revert, sql)
+		} else {
+			set = append(set, sql)
+		}
+	}
+	return set, revert
+}
+
+// TestCaptureBadInput: every bad input is one line, exit 1, and leaves no
+// workload file (nor a temporary one) behind.
+func TestCaptureBadInput(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, text string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	row := `2026-12-02 18:24:59.769 UTC,"u","d",1,"127.0.0.1:5",6b10627b.1,1,"SELECT",2026-12-02 18:24:59 UTC,2/5,0,LOG,00000,"duration: 0.1 ms  statement: select 1",,,,,,,,,"a","client backend",,0` + "\n"
+	good := write("good.csv", row)
+	truncated := write("truncated.csv", row+row[:90])
+	text := write("notes.txt", "this is not a server log\nat all\n")
+	otherVersion := write("v2.workload", `{"format":"pglab-workload","version":2}`+"\n")
+	notWorkload := write("plain.workload", "hello\n")
+	stderrLog := write("pg.log", "2026-12-02 18:24:59.769 UTC [1] LOG:  duration: 0.1 ms  statement: select 1\n")
+	okOut := filepath.Join(dir, "ok.workload")
+	if r := run(t, "capture", "--log", good, "--out", okOut); r.code != 0 {
+		t.Fatalf("a good log: exit %d, %s", r.code, r.stderr)
+	}
+	out := filepath.Join(dir, "w.workload")
+	cases := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--log", text, "--out", out}, "notes.txt: unknown log format"},
+		{[]string{"--log", truncated, "--out", out}, "truncated.csv:2: the file ends in the middle of a record"},
+		{[]string{"--log", filepath.Join(dir, "missing.csv"), "--out", out}, "missing.csv: cannot read: no such file or directory"},
+		{[]string{"--log", dir, "--out", out}, "is a directory, not a log file"},
+		{[]string{"--log", good, "--out", filepath.Join(dir, "no", "such", "dir", "w")}, "create workload file"},
+		{[]string{"--log", okOut, "--out", out}, "is a pglab workload file, not a server log"},
+		{[]string{"--log", good, stderrLog, "--out", out}, "give logs of one format"},
+		{[]string{"--log", good, "--out", out, "--format", "syslog"}, `unknown log format "syslog"`},
+		{[]string{"--log", good, "--out", out, "--format", "csvlog", "--prefix", "%m "}, "--prefix is for stderr logs"},
+		{[]string{"--log", stderrLog, "--out", out, "--prefix", "%m %u"}, "cannot tell sessions apart"},
+		{[]string{"--log", good}, "--out WORKLOAD is needed"},
+		{[]string{"--log", good, "--out", out, "--version", "16"}, "--version goes with --settings"},
+		{[]string{}, "give one of --settings"},
+		{[]string{"--inspect", otherVersion}, "a pglab workload of format version 2; this pglab reads version 1"},
+		{[]string{"--inspect", notWorkload}, "not a pglab workload file"},
+		{[]string{"--inspect", good}, "not a pglab workload file"},
+		{[]string{"--settings", "--version", "13", "--format", "jsonlog"}, "jsonlog needs PostgreSQL 15 or later"},
+		{[]string{"--settings", "--version", "12"}, "pglab captures from PostgreSQL 13 to 18, not 12"},
+	}
+	for _, tc := range cases {
+		r := run(t, append([]string{"capture"}, tc.args...)...)
+		assertOneLineError(t, r, tc.want)
+	}
+	ents, _ := os.ReadDir(dir)
+	for _, e := range ents {
+		if e.Name() == "w.workload" || strings.Contains(e.Name(), ".tmp-") {
+			t.Errorf("left behind: %s", e.Name())
+		}
+	}
+}
+
+// TestCaptureStderrPrefix reads a stderr log with the prefix given.
+func TestCaptureStderrPrefix(t *testing.T) {
+	dir := t.TempDir()
+	log := filepath.Join(dir, "pg.log")
+	text := "2026-12-02 18:24:59.100 UTC [7] 00000 [unknown]@[unknown]/[unknown] LOG:  connection received: host=127.0.0.1 port=5\n" +
+		"2026-12-02 18:24:59.200 UTC [7] 00000 bob@shop/[unknown] LOG:  connection authorized: user=bob database=shop application_name=web\n" +
+		"2026-12-02 18:24:59.300 UTC [7] 00000 bob@shop/web LOG:  duration: 0.100 ms  statement: select 1,\n\t2\n" +
+		"2026-12-02 18:24:59.400 UTC [7] 00000 bob@shop/web LOG:  duration: 0.100 ms  statement: ALTER ROLE bob PASSWORD 'hunter2'\n" +
+		"2026-12-02 18:24:59.500 UTC [7] 00000 bob@shop/web LOG:  disconnection: session time: 0:00:00.400 user=bob database=shop host=127.0.0.1 port=5\n"
+	if err := os.WriteFile(log, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "w.jsonl")
+	r := run(t, "capture", "--log", log, "--prefix", "%m [%p] %e %q%u@%d/%a ", "--out", out, "--system-identifier", "7312345678901234567")
+	if r.code != 0 || !strings.Contains(r.stdout, "statements    2 ") || !strings.Contains(r.stdout, "passwords masked in 1 statement") {
+		t.Fatalf("exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	data, _ := os.ReadFile(out)
+	for _, want := range []string{`"sql":"select 1,\n2"`, `"application":"web"`, `"system_identifier":"7312345678901234567"`, `PASSWORD 'xxxxx'`} {
+		if !strings.Contains(string(data), want) {
+			t.Errorf("workload lacks %s:\n%s", want, data)
+		}
+	}
+	if strings.Contains(string(data), "hunter2") {
+		t.Errorf("the workload holds the password:\n%s", data)
+	}
+}
