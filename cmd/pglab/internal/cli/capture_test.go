@@ -23,7 +23,7 @@ func TestCaptureJourney(t *testing.T) {
 		t.Fatalf("capture --settings: exit %d, stderr %q", r.code, r.stderr)
 	}
 	for _, want := range []string{"ALTER SYSTEM SET log_destination = 'csvlog';", "ALTER SYSTEM SET log_min_duration_statement = 0;",
-		"ALTER SYSTEM SET log_connections = on;", "ALTER SYSTEM RESET log_min_duration_statement;", "SELECT pg_reload_conf();", "Cost:"} {
+		"ALTER SYSTEM SET log_connections = on;", "ALTER SYSTEM RESET log_min_duration_statement;", "SELECT pg_reload_conf();", "-- Cost (measured on PostgreSQL 17)"} {
 		if !strings.Contains(r.stdout, want) {
 			t.Errorf("capture --settings lacks %q:\n%s", want, r.stdout)
 		}
