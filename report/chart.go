@@ -1,14 +1,13 @@
 package report
 
 import (
-	"fmt"
-	"html"
 	"math"
 	"sort"
 	"strconv"
 	"strings"
 
 	"github.com/pglab/pglab/compare"
+	svg "github.com/pglab/pglab/internal/svgchart"
 )
 
 // Charts are inline SVG drawn here, without scripts, fonts or anything
@@ -18,13 +17,6 @@ import (
 // points carry the 95 % confidence interval of the median as whiskers
 // when there is one (6 repetitions or more), and every repetition as a
 // small ring, so that the spread shows even without an interval.
-
-// palette is Okabe and Ito's colour-blind-safe palette (without yellow,
-// too light on white).
-var palette = []string{"#0072B2", "#D55E00", "#009E73", "#CC79A7", "#56B4E9", "#E69F00", "#000000"}
-
-// dashes tell apart the metrics of one chart (latency percentiles).
-var dashes = []string{"", "6 3", "2 3", "8 3 2 3"}
 
 // halo keeps a text readable where it crosses a grid line or a mark.
 const halo = ` paint-order="stroke" stroke="#fff" stroke-width="3" stroke-linejoin="round"`
@@ -82,16 +74,40 @@ func (sv *studyView) chartsOf() []chartData {
 // nothing to draw.
 func (sv *studyView) chartData(spec chartSpec) (chartData, bool) {
 	cd := chartData{Title: spec.Title, XHead: spec.XHead, CeilingText: spec.CeilingText}
+	metrics := sv.chartMetrics(spec)
+	if len(metrics) == 0 {
+		return cd, false
+	}
+	cases := sv.casesWith(metrics)
+	cd.Unit = sv.unitOf(metrics, cases)
+	xs, line := lineXs(spec, cases)
+	cd.Line = line
+	g := sv.gather(spec, metrics, cases, xs, line)
+	if len(g.order) == 0 {
+		return cd, false
+	}
+	if line {
+		g.sortCategories()
+	}
+	cd.Categories = g.cats
+	cd.Series = sv.seriesOf(g, metrics)
+	cd.Ceiling = sv.ceiling(spec, cd.Unit)
+	return cd, true
+}
+
+// chartMetrics are the chart's metrics the study measured.
+func (sv *studyView) chartMetrics(spec chartSpec) []string {
 	var metrics []string
 	for _, m := range spec.Metrics {
 		if sv.hasMetric(m) {
 			metrics = append(metrics, m)
 		}
 	}
-	if len(metrics) == 0 {
-		return cd, false
-	}
-	// Cases that have any of the metrics, in order.
+	return metrics
+}
+
+// casesWith returns the cases that have any of the metrics, in order.
+func (sv *studyView) casesWith(metrics []string) []caseView {
 	var cases []caseView
 	for _, c := range sv.Cases {
 		for _, m := range metrics {
@@ -101,39 +117,60 @@ func (sv *studyView) chartData(spec chartSpec) (chartData, bool) {
 			}
 		}
 	}
+	return cases
+}
+
+// unitOf returns the unit of the first metric that has one, as its first
+// case with a result says.
+func (sv *studyView) unitOf(metrics []string, cases []caseView) compare.Unit {
 	for _, m := range metrics {
 		for _, c := range cases {
 			if r := sv.res[c.Key][m]; r != nil {
-				cd.Unit = r.Metric.Unit
+				if r.Metric.Unit != "" {
+					return r.Metric.Unit
+				}
 				break
 			}
 		}
-		if cd.Unit != "" {
-			break
-		}
 	}
+	return ""
+}
 
-	// A line chart needs a numeric X label on every case.
-	line := spec.Kind == lineChart && spec.X != ""
+// lineXs returns each case's X value for a line chart, and whether every
+// case has a numeric one (a line chart needs them all).
+func lineXs(spec chartSpec, cases []caseView) (map[string]float64, bool) {
 	xs := map[string]float64{}
-	if line {
-		for _, c := range cases {
-			x, err := strconv.ParseFloat(c.Labels[spec.X], 64)
-			if err != nil || math.IsNaN(x) || math.IsInf(x, 0) {
-				line = false
-				break
-			}
-			xs[c.Key] = x
-		}
+	if spec.Kind != lineChart || spec.X == "" {
+		return xs, false
 	}
-	cd.Line = line
+	for _, c := range cases {
+		x, err := strconv.ParseFloat(c.Labels[spec.X], 64)
+		if err != nil || math.IsNaN(x) || math.IsInf(x, 0) {
+			return xs, false
+		}
+		xs[c.Key] = x
+	}
+	return xs, true
+}
 
-	type seriesKey struct{ target, metric, rest string }
-	var order []seriesKey
-	points := map[seriesKey]map[string]point{}
-	var cats []string
+// seriesKey names one series: a target's metric, over the cases whose
+// other labels are rest.
+type seriesKey struct{ target, metric, rest string }
+
+// gathered are a chart's points by series and category.
+type gathered struct {
+	order  []seriesKey
+	points map[seriesKey]map[string]point
+	cats   []string
+	catX   []float64
+}
+
+// gather collects the summaries of the metrics per series and category:
+// the case's name (with its facts), or its X value on a line chart, where
+// the other labels that vary split the series.
+func (sv *studyView) gather(spec chartSpec, metrics []string, cases []caseView, xs map[string]float64, line bool) *gathered {
+	g := &gathered{points: map[seriesKey]map[string]point{}}
 	catIndex := map[string]bool{}
-	var catX []float64
 	for _, c := range cases {
 		cat := c.Name
 		if c.Facts != "" {
@@ -142,7 +179,6 @@ func (sv *studyView) chartData(spec chartSpec) (chartData, bool) {
 		rest := ""
 		if line {
 			cat = formatX(xs[c.Key])
-			// Other labels that vary split the series.
 			var others []string
 			for _, k := range sortedKeys(c.Labels) {
 				if k != spec.X {
@@ -153,45 +189,53 @@ func (sv *studyView) chartData(spec chartSpec) (chartData, bool) {
 		}
 		if !catIndex[cat] {
 			catIndex[cat] = true
-			cats = append(cats, cat)
-			catX = append(catX, xs[c.Key])
+			g.cats = append(g.cats, cat)
+			g.catX = append(g.catX, xs[c.Key])
 		}
 		for _, m := range metrics {
-			r := sv.res[c.Key][m]
-			if r == nil {
-				continue
-			}
-			for _, t := range sv.Targets {
-				s, ok := r.Target(t)
-				if !ok || s.N == 0 {
-					continue
-				}
-				k := seriesKey{t, m, rest}
-				if points[k] == nil {
-					points[k] = map[string]point{}
-					order = append(order, k)
-				}
-				points[k][cat] = point{Has: true, Center: s.Center, Lo: s.Lo, Hi: s.Hi, HasCI: s.HasCI() && !r.Metric.Exact, Values: s.Values}
+			if r := sv.res[c.Key][m]; r != nil {
+				g.add(sv.Targets, r, seriesKey{metric: m, rest: rest}, cat)
 			}
 		}
 	}
-	if len(order) == 0 {
-		return cd, false
-	}
-	if line {
-		idx := make([]int, len(cats))
-		for i := range idx {
-			idx[i] = i
+	return g
+}
+
+// add adds each target's summary of one metric in one category.
+func (g *gathered) add(targets []string, r *compare.Result, key seriesKey, cat string) {
+	for _, t := range targets {
+		s, ok := r.Target(t)
+		if !ok || s.N == 0 {
+			continue
 		}
-		sort.SliceStable(idx, func(a, b int) bool { return catX[idx[a]] < catX[idx[b]] })
-		sorted := make([]string, len(cats))
-		for i, j := range idx {
-			sorted[i] = cats[j]
+		k := key
+		k.target = t
+		if g.points[k] == nil {
+			g.points[k] = map[string]point{}
+			g.order = append(g.order, k)
 		}
-		cats = sorted
+		g.points[k][cat] = point{Has: true, Center: s.Center, Lo: s.Lo, Hi: s.Hi, HasCI: s.HasCI() && !r.Metric.Exact, Values: s.Values}
 	}
-	cd.Categories = cats
-	// Colours by target, dashes by metric; series ordered by target.
+}
+
+// sortCategories orders a line chart's categories by their X values.
+func (g *gathered) sortCategories() {
+	idx := make([]int, len(g.cats))
+	for i := range idx {
+		idx[i] = i
+	}
+	sort.SliceStable(idx, func(a, b int) bool { return g.catX[idx[a]] < g.catX[idx[b]] })
+	sorted := make([]string, len(g.cats))
+	for i, j := range idx {
+		sorted[i] = g.cats[j]
+	}
+	g.cats = sorted
+}
+
+// seriesOf names and colours the series: colours by target, dashes by
+// metric (or, for one metric, by the other labels); ordered by target.
+func (sv *studyView) seriesOf(g *gathered, metrics []string) []series {
+	order := g.order
 	sort.SliceStable(order, func(a, b int) bool {
 		return indexOf(sv.Targets, order[a].target) < indexOf(sv.Targets, order[b].target)
 	})
@@ -201,6 +245,7 @@ func (sv *studyView) chartData(spec chartSpec) (chartData, bool) {
 			restIndex[k.rest] = len(restIndex)
 		}
 	}
+	var out []series
 	for _, k := range order {
 		name := k.target
 		if len(metrics) > 1 {
@@ -213,32 +258,36 @@ func (sv *studyView) chartData(spec chartSpec) (chartData, bool) {
 		if len(metrics) == 1 {
 			di = restIndex[k.rest]
 		}
-		s := series{Name: name, Color: palette[indexOf(sv.Targets, k.target)%len(palette)], Dash: dashes[di%len(dashes)]}
-		for _, c := range cats {
-			s.Points = append(s.Points, points[k][c])
+		s := series{Name: name, Color: svg.Color(indexOf(sv.Targets, k.target)), Dash: svg.Dashes[di%len(svg.Dashes)]}
+		for _, c := range g.cats {
+			s.Points = append(s.Points, g.points[k][c])
 		}
-		cd.Series = append(cd.Series, s)
+		out = append(out, s)
 	}
-	// The reference line: the highest median of the ceiling metrics.
+	return out
+}
+
+// ceiling returns the chart's reference line: the highest median of the
+// first ceiling metric measured in the chart's unit (0 for none).
+func (sv *studyView) ceiling(spec chartSpec, unit compare.Unit) float64 {
 	for _, m := range spec.Ceiling {
 		best := 0.0
 		for _, c := range sv.Cases {
 			r := sv.res[c.Key][m]
-			if r == nil || r.Metric.Unit != cd.Unit && !sameScale(r.Metric.Unit, cd.Unit) {
+			if r == nil || r.Metric.Unit != unit && !sameScale(r.Metric.Unit, unit) {
 				continue
 			}
 			for _, s := range r.Targets {
-				if v := toUnit(s.Center, r.Metric.Unit, cd.Unit); s.N > 0 && v > best {
+				if v := toUnit(s.Center, r.Metric.Unit, unit); s.N > 0 && v > best {
 					best = v
 				}
 			}
 		}
 		if best > 0 {
-			cd.Ceiling = best
-			break
+			return best
 		}
 	}
-	return cd, true
+	return 0
 }
 
 func formatX(x float64) string {
@@ -335,30 +384,6 @@ func toUnit(v float64, a, b compare.Unit) float64 {
 	return v * fa / fb
 }
 
-// niceTicks returns tick values from 0 to at least max, about n of them.
-func niceTicks(max float64, n int) []float64 {
-	if max <= 0 || math.IsNaN(max) || math.IsInf(max, 0) {
-		return []float64{0, 1}
-	}
-	raw := max / float64(n)
-	mag := math.Pow(10, math.Floor(math.Log10(raw)))
-	step := mag
-	for _, m := range []float64{1, 2, 2.5, 5, 10} {
-		if m*mag >= raw {
-			step = m * mag
-			break
-		}
-	}
-	var ticks []float64
-	for t := 0.0; ; t += step {
-		ticks = append(ticks, t)
-		if t >= max-step*1e-9 {
-			break
-		}
-	}
-	return ticks
-}
-
 // formatTick prints a tick value without noise digits.
 func formatTick(v float64) string {
 	if v == 0 {
@@ -394,22 +419,9 @@ func (cd *chartData) extent() float64 {
 	return m
 }
 
-// svgBuilder collects SVG elements.
-type svgBuilder struct {
-	b strings.Builder
-}
-
-func (s *svgBuilder) f(format string, args ...any) {
-	fmt.Fprintf(&s.b, format, args...)
-}
-
-func esc(s string) string { return html.EscapeString(s) }
-
-func num(v float64) string { return strconv.FormatFloat(math.Round(v*10)/10, 'f', -1, 64) }
-
 // legend draws the series' keys in rows from y; it returns the height
 // used.
-func (cd *chartData) legend(s *svgBuilder, y float64) float64 {
+func (cd *chartData) legend(s *svg.Builder, y float64) float64 {
 	x := 8.0
 	rows := 1
 	for i, se := range cd.Series {
@@ -419,9 +431,9 @@ func (cd *chartData) legend(s *svgBuilder, y float64) float64 {
 			rows++
 		}
 		ly := y + float64(rows-1)*legendRowH + 10
-		s.f(`<g class="key" data-series="%d"><line x1="%s" y1="%s" x2="%s" y2="%s" stroke="%s" stroke-width="3"%s/>`,
-			i, num(x), num(ly), num(x+22), num(ly), se.Color, dashAttr(se.Dash))
-		s.f(`<text x="%s" y="%s" font-size="%s">%s</text></g>`, num(x+28), num(ly+4), num(fontSize-1), esc(se.Name))
+		s.F(`<g class="key" data-series="%d"><line x1="%s" y1="%s" x2="%s" y2="%s" stroke="%s" stroke-width="3"%s/>`,
+			i, svg.Num(x), svg.Num(ly), svg.Num(x+22), svg.Num(ly), se.Color, svg.DashAttr(se.Dash))
+		s.F(`<text x="%s" y="%s" font-size="%s">%s</text></g>`, svg.Num(x+28), svg.Num(ly+4), svg.Num(fontSize-1), svg.Esc(se.Name))
 		x += w
 	}
 	if cd.Ceiling > 0 {
@@ -431,17 +443,10 @@ func (cd *chartData) legend(s *svgBuilder, y float64) float64 {
 			rows++
 		}
 		ly := y + float64(rows-1)*legendRowH + 10
-		s.f(`<line x1="%s" y1="%s" x2="%s" y2="%s" stroke="#555" stroke-width="2" stroke-dasharray="5 4"/>`, num(x), num(ly), num(x+22), num(ly))
-		s.f(`<text x="%s" y="%s" font-size="%s">%s</text>`, num(x+28), num(ly+4), num(fontSize-1), esc(cd.CeilingText))
+		s.F(`<line x1="%s" y1="%s" x2="%s" y2="%s" stroke="#555" stroke-width="2" stroke-dasharray="5 4"/>`, svg.Num(x), svg.Num(ly), svg.Num(x+22), svg.Num(ly))
+		s.F(`<text x="%s" y="%s" font-size="%s">%s</text>`, svg.Num(x+28), svg.Num(ly+4), svg.Num(fontSize-1), svg.Esc(cd.CeilingText))
 	}
 	return float64(rows) * legendRowH
-}
-
-func dashAttr(d string) string {
-	if d == "" {
-		return ""
-	}
-	return fmt.Sprintf(` stroke-dasharray="%s"`, d)
 }
 
 // SVG draws the chart.
@@ -477,15 +482,15 @@ func wrapText(text string, width int) []string {
 // barSVG draws horizontal bars: per category its name, then a bar per
 // series with the median's value at its end.
 func (cd *chartData) barSVG() string {
-	var s svgBuilder
+	var s svg.Builder
 	const left, right = 8.0, 8.0
 	barH, barGap, groupGap := 14.0, 3.0, 12.0
-	var body svgBuilder
+	var body svg.Builder
 	legendH := cd.legend(&body, 4)
 	top := 4 + legendH + 8
 	max := cd.extent()
 	sc := axisScale(cd.Unit, max)
-	ticks := niceTicks(max/sc.Div, 4)
+	ticks := svg.Ticks(max/sc.Div, 4)
 	hi := ticks[len(ticks)-1] * sc.Div
 	// Room at the right for the value labels.
 	plotW := chartW - left - right - 70
@@ -495,12 +500,12 @@ func (cd *chartData) barSVG() string {
 	// Groups first, to know the height.
 	y := top + 18 // tick labels above the plot
 	plotTop := y
-	var groups svgBuilder
+	var groups svg.Builder
 	for ci, cat := range cd.Categories {
 		lines := wrapText(cat, maxChars)
 		for _, l := range lines {
 			y += fontSize + 3
-			groups.f(`<text class="cat" x="%s" y="%s" font-size="%s" font-weight="600"%s>%s</text>`, num(left), num(y), num(fontSize), halo, esc(l))
+			groups.F(`<text class="cat" x="%s" y="%s" font-size="%s" font-weight="600"%s>%s</text>`, svg.Num(left), svg.Num(y), svg.Num(fontSize), halo, svg.Esc(l))
 		}
 		y += 5
 		for si, se := range cd.Series {
@@ -509,21 +514,21 @@ func (cd *chartData) barSVG() string {
 				continue
 			}
 			w := math.Max(xOf(p.Center)-left, 0.5)
-			groups.f(`<rect class="bar" data-series="%d" x="%s" y="%s" width="%s" height="%s" fill="%s" fill-opacity="0.85"><title>%s: %s</title></rect>`,
-				si, num(left), num(y), num(w), num(barH), se.Color, esc(se.Name), esc(compare.FormatValue(p.Center, cd.Unit)))
+			groups.F(`<rect class="bar" data-series="%d" x="%s" y="%s" width="%s" height="%s" fill="%s" fill-opacity="0.85"><title>%s: %s</title></rect>`,
+				si, svg.Num(left), svg.Num(y), svg.Num(w), svg.Num(barH), se.Color, svg.Esc(se.Name), svg.Esc(compare.FormatValue(p.Center, cd.Unit)))
 			mid := y + barH/2
 			end := xOf(p.Center)
 			if p.HasCI && !math.IsInf(p.Lo, 0) && !math.IsInf(p.Hi, 0) {
 				lo, hiX := xOf(math.Max(p.Lo, 0)), xOf(p.Hi)
-				groups.f(`<path class="ci" d="M%s %sH%sM%s %sV%sM%s %sV%s" stroke="#222" stroke-width="1.5" fill="none"/>`,
-					num(lo), num(mid), num(hiX), num(lo), num(mid-4), num(mid+4), num(hiX), num(mid-4), num(mid+4))
+				groups.F(`<path class="ci" d="M%s %sH%sM%s %sV%sM%s %sV%s" stroke="#222" stroke-width="1.5" fill="none"/>`,
+					svg.Num(lo), svg.Num(mid), svg.Num(hiX), svg.Num(lo), svg.Num(mid-4), svg.Num(mid+4), svg.Num(hiX), svg.Num(mid-4), svg.Num(mid+4))
 				end = math.Max(end, hiX)
 			}
 			for _, v := range p.Values {
-				groups.f(`<circle cx="%s" cy="%s" r="2" fill="#fff" stroke="#222" stroke-width="1"/>`, num(xOf(v)), num(mid))
+				groups.F(`<circle cx="%s" cy="%s" r="2" fill="#fff" stroke="#222" stroke-width="1"/>`, svg.Num(xOf(v)), svg.Num(mid))
 				end = math.Max(end, xOf(v))
 			}
-			groups.f(`<text x="%s" y="%s" font-size="%s"%s>%s</text>`, num(end+5), num(mid+4), num(smallFont), halo, esc(compare.FormatValue(p.Center, cd.Unit)))
+			groups.F(`<text x="%s" y="%s" font-size="%s"%s>%s</text>`, svg.Num(end+5), svg.Num(mid+4), svg.Num(smallFont), halo, svg.Esc(compare.FormatValue(p.Center, cd.Unit)))
 			y += barH + barGap
 		}
 		if ci < len(cd.Categories)-1 {
@@ -533,14 +538,14 @@ func (cd *chartData) barSVG() string {
 	plotBottom := y + 4
 	height := plotBottom + 8
 
-	s.f(`<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 %s %s" role="img" aria-label="%s" font-family="system-ui, -apple-system, 'Segoe UI', Roboto, sans-serif">`,
-		num(chartW), num(height), esc(cd.Title))
-	s.f(`<title>%s</title>`, esc(cd.Title))
-	s.b.WriteString(body.b.String())
+	s.F(`<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 %s %s" role="img" aria-label="%s" font-family="system-ui, -apple-system, 'Segoe UI', Roboto, sans-serif">`,
+		svg.Num(chartW), svg.Num(height), svg.Esc(cd.Title))
+	s.F(`<title>%s</title>`, svg.Esc(cd.Title))
+	s.WriteString(body.String())
 	// Grid and ticks (values along the top).
 	for _, t := range ticks {
 		x := xOf(t * sc.Div)
-		s.f(`<line x1="%s" y1="%s" x2="%s" y2="%s" stroke="#ddd" stroke-width="1"/>`, num(x), num(plotTop-4), num(x), num(plotBottom))
+		s.F(`<line x1="%s" y1="%s" x2="%s" y2="%s" stroke="#ddd" stroke-width="1"/>`, svg.Num(x), svg.Num(plotTop-4), svg.Num(x), svg.Num(plotBottom))
 		label := formatTick(t)
 		if t == ticks[len(ticks)-1] && sc.Label != "" {
 			label += " " + sc.Label
@@ -551,23 +556,23 @@ func (cd *chartData) barSVG() string {
 		} else if t == ticks[len(ticks)-1] {
 			anchor = "end"
 		}
-		s.f(`<text class="tick" x="%s" y="%s" font-size="%s" fill="#555" text-anchor="%s">%s</text>`, num(x), num(plotTop-8), num(smallFont), anchor, esc(label))
+		s.F(`<text class="tick" x="%s" y="%s" font-size="%s" fill="#555" text-anchor="%s">%s</text>`, svg.Num(x), svg.Num(plotTop-8), svg.Num(smallFont), anchor, svg.Esc(label))
 	}
 	if cd.Ceiling > 0 {
 		x := xOf(cd.Ceiling)
-		s.f(`<line class="ceiling" x1="%s" y1="%s" x2="%s" y2="%s" stroke="#555" stroke-width="2" stroke-dasharray="5 4"><title>%s: %s</title></line>`,
-			num(x), num(plotTop-4), num(x), num(plotBottom), esc(cd.CeilingText), esc(compare.FormatValue(cd.Ceiling, cd.Unit)))
+		s.F(`<line class="ceiling" x1="%s" y1="%s" x2="%s" y2="%s" stroke="#555" stroke-width="2" stroke-dasharray="5 4"><title>%s: %s</title></line>`,
+			svg.Num(x), svg.Num(plotTop-4), svg.Num(x), svg.Num(plotBottom), svg.Esc(cd.CeilingText), svg.Esc(compare.FormatValue(cd.Ceiling, cd.Unit)))
 	}
-	s.b.WriteString(groups.b.String())
-	s.f(`</svg>`)
-	return s.b.String()
+	s.WriteString(groups.String())
+	s.F(`</svg>`)
+	return s.String()
 }
 
 // lineSVG draws a line per series over the categories (numeric X values,
 // evenly spaced), with the confidence interval as vertical whiskers.
 func (cd *chartData) lineSVG() string {
-	var s svgBuilder
-	var body svgBuilder
+	var s svg.Builder
+	var body svg.Builder
 	legendH := cd.legend(&body, 4)
 	const left, right, plotH = 56.0, 16.0, 220.0
 	top := 4 + legendH + 24 // room for the unit above the axis
@@ -575,7 +580,7 @@ func (cd *chartData) lineSVG() string {
 	height := bottom + 44
 	max := cd.extent()
 	sc := axisScale(cd.Unit, max)
-	ticks := niceTicks(max/sc.Div, 5)
+	ticks := svg.Ticks(max/sc.Div, 5)
 	hi := ticks[len(ticks)-1] * sc.Div
 	plotW := chartW - left - right
 	n := len(cd.Categories)
@@ -587,57 +592,55 @@ func (cd *chartData) lineSVG() string {
 	}
 	yOf := func(v float64) float64 { return bottom - plotH*v/hi }
 
-	s.f(`<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 %s %s" role="img" aria-label="%s" font-family="system-ui, -apple-system, 'Segoe UI', Roboto, sans-serif">`,
-		num(chartW), num(height), esc(cd.Title))
-	s.f(`<title>%s</title>`, esc(cd.Title))
-	s.b.WriteString(body.b.String())
+	s.F(`<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 %s %s" role="img" aria-label="%s" font-family="system-ui, -apple-system, 'Segoe UI', Roboto, sans-serif">`,
+		svg.Num(chartW), svg.Num(height), svg.Esc(cd.Title))
+	s.F(`<title>%s</title>`, svg.Esc(cd.Title))
+	s.WriteString(body.String())
 	for _, t := range ticks {
 		y := yOf(t * sc.Div)
-		s.f(`<line x1="%s" y1="%s" x2="%s" y2="%s" stroke="#ddd" stroke-width="1"/>`, num(left), num(y), num(chartW-right), num(y))
-		s.f(`<text class="tick" x="%s" y="%s" font-size="%s" fill="#555" text-anchor="end">%s</text>`, num(left-6), num(y+4), num(smallFont), esc(formatTick(t)))
+		s.F(`<line x1="%s" y1="%s" x2="%s" y2="%s" stroke="#ddd" stroke-width="1"/>`, svg.Num(left), svg.Num(y), svg.Num(chartW-right), svg.Num(y))
+		s.F(`<text class="tick" x="%s" y="%s" font-size="%s" fill="#555" text-anchor="end">%s</text>`, svg.Num(left-6), svg.Num(y+4), svg.Num(smallFont), svg.Esc(formatTick(t)))
 	}
 	if sc.Label != "" {
-		s.f(`<text x="%s" y="%s" font-size="%s" fill="#555" text-anchor="start">%s</text>`, num(8), num(top-12), num(smallFont), esc(sc.Label))
+		s.F(`<text x="%s" y="%s" font-size="%s" fill="#555" text-anchor="start">%s</text>`, svg.Num(8), svg.Num(top-12), svg.Num(smallFont), svg.Esc(sc.Label))
 	}
-	s.f(`<line x1="%s" y1="%s" x2="%s" y2="%s" stroke="#888" stroke-width="1"/>`, num(left), num(bottom), num(chartW-right), num(bottom))
+	s.F(`<line x1="%s" y1="%s" x2="%s" y2="%s" stroke="#888" stroke-width="1"/>`, svg.Num(left), svg.Num(bottom), svg.Num(chartW-right), svg.Num(bottom))
 	for i, c := range cd.Categories {
-		s.f(`<text class="tick" x="%s" y="%s" font-size="%s" text-anchor="middle">%s</text>`, num(xOf(i)), num(bottom+17), num(smallFont+1), esc(c))
+		s.F(`<text class="tick" x="%s" y="%s" font-size="%s" text-anchor="middle">%s</text>`, svg.Num(xOf(i)), svg.Num(bottom+17), svg.Num(smallFont+1), svg.Esc(c))
 	}
 	if cd.XHead != "" {
-		s.f(`<text x="%s" y="%s" font-size="%s" fill="#555" text-anchor="middle">%s</text>`, num(left+plotW/2), num(bottom+36), num(smallFont+1), esc(cd.XHead))
+		s.F(`<text x="%s" y="%s" font-size="%s" fill="#555" text-anchor="middle">%s</text>`, svg.Num(left+plotW/2), svg.Num(bottom+36), svg.Num(smallFont+1), svg.Esc(cd.XHead))
 	}
 	if cd.Ceiling > 0 {
 		y := yOf(cd.Ceiling)
-		s.f(`<line class="ceiling" x1="%s" y1="%s" x2="%s" y2="%s" stroke="#555" stroke-width="2" stroke-dasharray="5 4"/>`, num(left), num(y), num(chartW-right), num(y))
+		s.F(`<line class="ceiling" x1="%s" y1="%s" x2="%s" y2="%s" stroke="#555" stroke-width="2" stroke-dasharray="5 4"/>`, svg.Num(left), svg.Num(y), svg.Num(chartW-right), svg.Num(y))
 	}
 	for si, se := range cd.Series {
-		var d strings.Builder
-		pen := "M"
+		var d svg.Path
 		for i, p := range se.Points {
 			if !p.Has {
-				pen = "M"
+				d.Gap()
 				continue
 			}
-			fmt.Fprintf(&d, "%s%s %s", pen, num(xOf(i)), num(yOf(p.Center)))
-			pen = "L"
+			d.To(xOf(i), yOf(p.Center))
 		}
-		s.f(`<path class="series" data-series="%d" d="%s" stroke="%s" stroke-width="2.5" fill="none"%s/>`, si, d.String(), se.Color, dashAttr(se.Dash))
+		s.F(`<path class="series" data-series="%d" d="%s" stroke="%s" stroke-width="2.5" fill="none"%s/>`, si, d.D(), se.Color, svg.DashAttr(se.Dash))
 		for i, p := range se.Points {
 			if !p.Has {
 				continue
 			}
 			x, y := xOf(i), yOf(p.Center)
 			if p.HasCI && !math.IsInf(p.Lo, 0) && !math.IsInf(p.Hi, 0) {
-				s.f(`<path class="ci" d="M%s %sV%sM%s %sH%sM%s %sH%s" stroke="%s" stroke-width="1.5" fill="none"/>`,
-					num(x), num(yOf(math.Max(p.Lo, 0))), num(yOf(p.Hi)), num(x-4), num(yOf(math.Max(p.Lo, 0))), num(x+4), num(x-4), num(yOf(p.Hi)), num(x+4), se.Color)
+				s.F(`<path class="ci" d="M%s %sV%sM%s %sH%sM%s %sH%s" stroke="%s" stroke-width="1.5" fill="none"/>`,
+					svg.Num(x), svg.Num(yOf(math.Max(p.Lo, 0))), svg.Num(yOf(p.Hi)), svg.Num(x-4), svg.Num(yOf(math.Max(p.Lo, 0))), svg.Num(x+4), svg.Num(x-4), svg.Num(yOf(p.Hi)), svg.Num(x+4), se.Color)
 			}
 			for _, v := range p.Values {
-				s.f(`<circle class="sample" cx="%s" cy="%s" r="2" fill="none" stroke="%s" stroke-opacity="0.6" stroke-width="1"/>`, num(x), num(yOf(v)), se.Color)
+				s.F(`<circle class="sample" cx="%s" cy="%s" r="2" fill="none" stroke="%s" stroke-opacity="0.6" stroke-width="1"/>`, svg.Num(x), svg.Num(yOf(v)), se.Color)
 			}
-			s.f(`<circle cx="%s" cy="%s" r="3.5" fill="%s"><title>%s, %s %s: %s</title></circle>`,
-				num(x), num(y), se.Color, esc(se.Name), esc(cd.Categories[i]), esc(cd.XHead), esc(compare.FormatValue(p.Center, cd.Unit)))
+			s.F(`<circle cx="%s" cy="%s" r="3.5" fill="%s"><title>%s, %s %s: %s</title></circle>`,
+				svg.Num(x), svg.Num(y), se.Color, svg.Esc(se.Name), svg.Esc(cd.Categories[i]), svg.Esc(cd.XHead), svg.Esc(compare.FormatValue(p.Center, cd.Unit)))
 		}
 	}
-	s.f(`</svg>`)
-	return s.b.String()
+	s.F(`</svg>`)
+	return s.String()
 }

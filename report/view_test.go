@@ -55,29 +55,6 @@ func TestSettingRows(t *testing.T) {
 	}
 }
 
-func TestNiceTicks(t *testing.T) {
-	for _, max := range []float64{0.003, 1, 7.3, 10.431, 99, 100, 1260.66, 226e6, 0} {
-		ticks := niceTicks(max, 4)
-		if ticks[0] != 0 || ticks[len(ticks)-1] < max {
-			t.Errorf("niceTicks(%g) = %v: must run from 0 to at least the maximum", max, ticks)
-		}
-		if len(ticks) < 2 || len(ticks) > 8 {
-			t.Errorf("niceTicks(%g) = %v: %d ticks", max, ticks, len(ticks))
-		}
-		step := ticks[1] - ticks[0]
-		mant := step / math.Pow(10, math.Floor(math.Log10(step)))
-		ok := false
-		for _, m := range []float64{1, 2, 2.5, 5, 10} {
-			if math.Abs(mant-m) < 1e-6 {
-				ok = true
-			}
-		}
-		if !ok {
-			t.Errorf("niceTicks(%g) step %g is not 1, 2, 2.5 or 5 × 10^k", max, step)
-		}
-	}
-}
-
 func TestAxisScale(t *testing.T) {
 	for _, c := range []struct {
 		unit  compare.Unit

@@ -12,6 +12,7 @@ import (
 	"github.com/HdrHistogram/hdrhistogram-go"
 	"github.com/pglab/pglab/compare"
 	"github.com/pglab/pglab/env"
+	"github.com/pglab/pglab/internal/svgchart"
 	"github.com/pglab/pglab/report"
 	"github.com/pglab/pglab/results"
 )
@@ -151,6 +152,9 @@ type chartBlock struct {
 	SVG   template.HTML
 }
 
+// chartHTML is a chart for a page: its SVG escapes every text it holds.
+func chartHTML(c svgchart.Line) template.HTML { return template.HTML(c.SVG()) }
+
 // progressTick is what the run page reads of a stored progress series
 // (bench.ProgressTick's JSON).
 type progressTick struct {
@@ -195,10 +199,10 @@ func (rd *runData) groupByCase(name string) []*caseGroup {
 func (rd *runData) targetColor(name string) string {
 	for i, t := range rd.d.TargetNames() {
 		if t == name {
-			return palette[i%len(palette)]
+			return svgchart.Palette[i%len(svgchart.Palette)]
 		}
 	}
-	return palette[len(palette)-1]
+	return svgchart.Palette[len(svgchart.Palette)-1]
 }
 
 // progressCharts draws each load run's progress: per case, transactions
@@ -207,8 +211,8 @@ func (rd *runData) targetColor(name string) string {
 func (rd *runData) progressCharts() []chartBlock {
 	var out []chartBlock
 	for _, g := range rd.groupByCase(results.ProgressArtefact) {
-		tps := lineChart{Title: "Transactions per second — " + g.title, XLabel: "seconds since the start", YLabel: "tps"}
-		lat := lineChart{Title: "Latency per second — " + g.title, XLabel: "seconds since the start", YLabel: "ms (solid: average, dashed: p99)", YLog: true}
+		tps := svgchart.Line{Title: "Transactions per second — " + g.title, XLabel: "seconds since the start", YLabel: "tps"}
+		lat := svgchart.Line{Title: "Latency per second — " + g.title, XLabel: "seconds since the start", YLabel: "ms (solid: average, dashed: p99)", YLog: true}
 		seen := map[string]bool{}
 		for _, a := range g.items {
 			var ticks []progressTick
@@ -227,17 +231,17 @@ func (rd *runData) progressCharts() []chartBlock {
 				tps.XMax = math.Max(tps.XMax, tk.ElapsedS)
 			}
 			legend := a.Target
-			tps.Series = append(tps.Series, lineSeries{Name: legend, Color: color, Thin: !first, Legend: first, X: xs, Y: t})
+			tps.Series = append(tps.Series, svgchart.Series{Name: legend, Color: color, Thin: !first, Legend: first, X: xs, Y: t})
 			lat.Series = append(lat.Series,
-				lineSeries{Name: legend, Color: color, Thin: !first, Legend: first, X: xs, Y: avg},
-				lineSeries{Name: legend + " p99", Color: color, Dash: "5 3", Thin: true, X: xs, Y: p99})
+				svgchart.Series{Name: legend, Color: color, Thin: !first, Legend: first, X: xs, Y: avg},
+				svgchart.Series{Name: legend + " p99", Color: color, Dash: "5 3", Thin: true, X: xs, Y: p99})
 		}
 		if len(tps.Series) == 0 {
 			continue
 		}
 		lat.XMax = tps.XMax
-		tps.XTicks, lat.XTicks = secondTicks(tps.XMax), secondTicks(tps.XMax)
-		out = append(out, chartBlock{Title: tps.Title, SVG: tps.SVG()}, chartBlock{Title: lat.Title, SVG: lat.SVG()})
+		tps.XTicks, lat.XTicks = svgchart.SecondTicks(tps.XMax), svgchart.SecondTicks(tps.XMax)
+		out = append(out, chartBlock{Title: tps.Title, SVG: chartHTML(tps)}, chartBlock{Title: lat.Title, SVG: chartHTML(lat)})
 	}
 	return out
 }
@@ -259,7 +263,7 @@ type latencyRow struct {
 
 // quantileMarks are the percentile axis' labels: 0, 90, 99, 99.9, 99.99 %
 // at log10(1/(1-q)).
-var quantileMarks = []tick{{0, "0 %"}, {1, "90 %"}, {2, "99 %"}, {3, "99.9 %"}, {4, "99.99 %"}}
+var quantileMarks = []svgchart.Tick{{At: 0, Label: "0 %"}, {At: 1, Label: "90 %"}, {At: 2, Label: "99 %"}, {At: 3, Label: "99.9 %"}, {At: 4, Label: "99.99 %"}}
 
 func (rd *runData) latency() []latencyBlock {
 	var out []latencyBlock
@@ -283,10 +287,10 @@ func (rd *runData) latency() []latencyBlock {
 		if len(order) == 0 {
 			continue
 		}
-		c := lineChart{Title: lb.Title, XLabel: "percentile", YLabel: "ms", YLog: true, XTicks: quantileMarks, XMax: 4}
+		c := svgchart.Line{Title: lb.Title, XLabel: "percentile", YLabel: "ms", YLog: true, XTicks: quantileMarks, XMax: 4}
 		for _, t := range order {
 			h := merged[t]
-			s := lineSeries{Name: t, Color: rd.targetColor(t), Legend: true}
+			s := svgchart.Series{Name: t, Color: rd.targetColor(t), Legend: true}
 			for k := 0; k <= 40; k++ {
 				x := float64(k) / 10
 				q := 100 * (1 - math.Pow(10, -x))
@@ -298,7 +302,7 @@ func (rd *runData) latency() []latencyBlock {
 				lb.Rows = append(lb.Rows, newLatencyRow(t, "all", h))
 			}
 		}
-		lb.SVG = c.SVG()
+		lb.SVG = chartHTML(c)
 		out = append(out, lb)
 	}
 	return out
