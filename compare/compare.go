@@ -262,6 +262,10 @@ type Change struct {
 	// (NaN outside it).
 	Q float64
 
+	// Twin is the key of the cell whose test this change repeats (see
+	// Cell.Twin); its Q is that change's. Empty for a test of its own.
+	Twin string
+
 	// FamilySize is the number of tests in the change's family (0
 	// outside it).
 	FamilySize int

@@ -52,6 +52,16 @@ type Cell struct {
 	// the default: 0 for an exact metric, else Options.MinChange.
 	// NoFloor (any negative value) means a floor of 0.
 	Floor float64
+
+	// Twin, when set, is the key of another cell of the family whose test
+	// this one repeats: a figure derived from the same measurements by a
+	// monotone function (a throughput from the time of the same step, a
+	// time per operation from the time of all of them), whose ranks and
+	// so whose p are the same. A twin is not a test of its own: it does
+	// not enlarge the family, and it is called when its twin passes
+	// Benjamini-Hochberg and it clears its own floor. A Twin that names no
+	// cell, or a cell that is itself a twin, is an error.
+	Twin string
 }
 
 // CellResult is the analysis of one Cell.
@@ -230,12 +240,15 @@ func AnalyzeFamily(cells []Cell, opts Options) (*Family, error) {
 		for i := range res.Changes {
 			c := &res.Changes[i]
 			c.Floor = floor
-			c.InFamily = cell.Callable && es[i] != nil && c.MinP <= alpha*(1+1e-9)
+			c.InFamily = cell.Callable && cell.Twin == "" && es[i] != nil && c.MinP <= alpha*(1+1e-9)
 		}
 		f.Cells = append(f.Cells, CellResult{Key: cell.Key, Callable: cell.Callable, Floor: floor, Result: res})
 		effects = append(effects, es)
 	}
 	f.adjust()
+	if err := f.adoptTwins(cells); err != nil {
+		return nil, err
+	}
 	for i, cr := range f.Cells {
 		for j := range cr.Result.Changes {
 			f.decide(&cr.Result.Changes[j], effects[i][j], cr.Callable)
@@ -378,11 +391,38 @@ func (f *Family) decideExact(c *Change, callable bool) {
 	}
 }
 
+// adoptTwins gives each twin's changes the Q of their twin's (see
+// Cell.Twin).
+func (f *Family) adoptTwins(cells []Cell) error {
+	index := map[string]int{}
+	for i, c := range cells {
+		index[c.Key] = i
+	}
+	for i, cell := range cells {
+		if cell.Twin == "" {
+			continue
+		}
+		k, ok := index[cell.Twin]
+		if !ok || cells[k].Twin != "" {
+			return fmt.Errorf("compare: cell %q: twin %q is not a cell of its own", cell.Key, cell.Twin)
+		}
+		for j := range f.Cells[i].Result.Changes {
+			c := &f.Cells[i].Result.Changes[j]
+			t, ok := f.Cells[k].Result.Change(c.Target)
+			if !ok || !t.InFamily || !cell.Callable {
+				continue
+			}
+			c.Twin, c.Q, c.FamilySize = cell.Twin, t.Q, t.FamilySize
+		}
+	}
+	return nil
+}
+
 // decideTested sets the outcome of a U-test comparison.
 func (f *Family) decideTested(c *Change, callable bool) {
 	alpha := f.Alpha
 	var passed bool
-	if c.InFamily {
+	if c.familyTest() {
 		passed = c.Q <= alpha*(1+1e-9) && attainable(c.P, c.MinP, alpha)
 	} else {
 		passed = attainable(c.P, c.MinP, alpha)
@@ -390,10 +430,12 @@ func (f *Family) decideTested(c *Change, callable bool) {
 	big := c.Floor == 0 || math.Abs(c.RatioEst-1) >= c.Floor*(1-1e-12)
 	same := c.SameLo >= 1-c.Floor && c.SameHi <= 1+c.Floor // false for NaN
 	switch {
-	case c.InFamily && passed && big:
+	case c.familyTest() && passed && big:
 		c.Outcome = OutcomeChanged
 		c.Called = true
-		f.Called++
+		if c.InFamily {
+			f.Called++ // a twin's call is its twin's test again
+		}
 	case same:
 		c.Outcome = OutcomeSame
 	default:
@@ -423,7 +465,7 @@ func (f *Family) decideTested(c *Change, callable bool) {
 // for a lone change), Alpha·R/M for a called one.
 func (f *Family) setMDE(c *Change, e *effect) {
 	c.MDEAlpha = f.Alpha
-	if c.InFamily {
+	if c.familyTest() {
 		r := float64(f.Called)
 		if !c.Called {
 			r++

@@ -70,9 +70,9 @@ func (c Change) OutcomeText() string {
 		return fmt.Sprintf("~ (exact metric: need %d repetitions per side; %s)", MinExactReps, n)
 	case c.BelowFloor:
 		return fmt.Sprintf("~ (%s %%, below the %s %% floor; %s)", formatSignedNumber((c.RatioEst-1)*100), formatPct(c.Floor*100), n)
-	case !c.InFamily && attainable(c.P, c.MinP, c.Alpha):
+	case !c.familyTest() && attainable(c.P, c.MinP, c.Alpha):
 		return c.effectText() + " (auxiliary, not called; " + c.testText() + ")"
-	case c.MinP > c.MDEAlpha*(1+1e-9) && c.InFamily:
+	case c.MinP > c.MDEAlpha*(1+1e-9) && c.familyTest():
 		return fmt.Sprintf("~ (%s: too few repetitions for a call among %s)", n, plural(c.FamilySize, "test"))
 	case c.MinP > c.MDEAlpha*(1+1e-9):
 		return fmt.Sprintf("~ (%s: too few repetitions to call a change)", n)
@@ -113,7 +113,7 @@ func (c Change) effectText() string {
 // outside the family.
 func (c Change) testText() string {
 	s := fmt.Sprintf("p=%.3f", c.P)
-	if c.InFamily {
+	if c.familyTest() {
 		s += fmt.Sprintf(" q=%.3f", c.Q)
 	}
 	return s + " " + c.nText()
@@ -158,3 +158,8 @@ func formatPct(x float64) string {
 	s := strings.TrimPrefix(formatSignedNumber(math.Abs(x)), "+")
 	return trimZeros(s)
 }
+
+// familyTest reports whether the change is decided by the family's
+// correction: a test of the family, or a twin of one (its Q is its
+// twin's).
+func (c Change) familyTest() bool { return c.InFamily || c.Twin != "" }

@@ -28,7 +28,10 @@ settings:                     # for every managed server (--set)
 checksums: off
 reps: 5
 quick: false
-alpha: 0.05
+alpha: 0.05                   # q of the calls (false discovery rate)
+min_change: 5%                # practical floor: smaller changes are never called
+# aa: true                    # an A/A run: one version as two identical servers
+# fail_on: regression         # exit 3 when a called change is a regression
 studies:                      # names, or names with parameters
   - vacuum:
       rows: 1000000
@@ -69,6 +72,9 @@ var planFields = []planField{
 	{"reps", "", (*planReader).reps},
 	{"quick", "", func(r *planReader, v yamlpos.Node) (err error) { r.spec.Quick, err = planBool(v); return err }},
 	{"alpha", "", (*planReader).alpha},
+	{"min_change", "", (*planReader).minChange},
+	{"aa", "", func(r *planReader, v yamlpos.Node) (err error) { r.spec.AA, err = planBool(v); return err }},
+	{"fail_on", "", (*planReader).failOn},
 	{"studies", FieldStudies, (*planReader).studies},
 	{"out", "", func(r *planReader, v yamlpos.Node) (err error) { r.spec.Out, err = v.Scalar(); return err }},
 	{"store", FieldStore, func(r *planReader, v yamlpos.Node) (err error) { r.spec.Store, err = v.Scalar(); return err }},
@@ -369,6 +375,31 @@ func (r *planReader) alpha(v yamlpos.Node) error {
 		return v.Errorf("want a number between 0 and 1, got %q", s)
 	}
 	r.spec.Alpha = a
+	return nil
+}
+
+func (r *planReader) minChange(v yamlpos.Node) error {
+	s, err := v.Scalar()
+	if err != nil {
+		return err
+	}
+	f, err := ParseMinChange(s)
+	if err != nil {
+		return v.Errorf("%v", err)
+	}
+	r.spec.MinChange = f
+	return nil
+}
+
+func (r *planReader) failOn(v yamlpos.Node) error {
+	s, err := v.Scalar()
+	if err != nil {
+		return err
+	}
+	if err := CheckFailOn(s); err != nil {
+		return v.Errorf("%v", err)
+	}
+	r.spec.FailOn = s
 	return nil
 }
 

@@ -33,6 +33,9 @@ func TestParsePlanErrors(t *testing.T) {
 		{"studies: [commit]\n", "p.yaml: name the servers"},
 		{"versions: [16, 17]\nconfigs:\n  a: {work_mem: 4MB}\n", "p.yaml:3:4: configs: --config needs exactly one version"},
 		{"versions: 17\nenv: [t3.micro, t3.micro]\n", "p.yaml:2:6: env: --env t3.micro is given twice"},
+		{"versions: 17\nmin_change: lots\n", `p.yaml:2:13: min_change: want a percentage from 0 to below 100, e.g. 5 or 5%, got "lots"`},
+		{"versions: 17\nfail_on: slower\n", `p.yaml:2:10: fail_on: want "regression", got "slower"`},
+		{"versions: [16, 17]\naa: true\n", "--aa compares one version with itself"},
 	}
 	for _, c := range cases {
 		_, err := ParsePlan("p.yaml", []byte(c.yaml))
@@ -159,4 +162,18 @@ func FuzzParsePlan(f *testing.F) {
 			t.Fatalf("multi-line error: %q", err)
 		}
 	})
+}
+
+func TestParsePlanVerdict(t *testing.T) {
+	spec, err := ParsePlan("p.yaml", []byte("versions: 17\naa: true\nmin_change: 2.5%\nfail_on: regression\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !spec.AA || spec.MinChange != 0.025 || spec.FailOn != FailOnRegression {
+		t.Errorf("aa %v, min_change %v, fail_on %q", spec.AA, spec.MinChange, spec.FailOn)
+	}
+	targets, err := spec.Targets()
+	if err != nil || names(targets) != "a b" {
+		t.Errorf("A/A plan's targets: %q, %v", names(targets), err)
+	}
 }

@@ -124,6 +124,9 @@ func (l *Lab) manifest() map[string]any {
 	}
 	m["studies"] = s.StudyNames()
 	m["alpha"] = s.Alpha
+	if s.MinChange != 0 {
+		m["min_change"] = s.MinChange
+	}
 	if s.AA {
 		m["aa"] = true
 	}

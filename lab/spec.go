@@ -14,8 +14,10 @@ package lab
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 
+	"github.com/pglab/pglab/compare"
 	"github.com/pglab/pglab/env"
 	"github.com/pglab/pglab/pgserver"
 	"github.com/pglab/pglab/study"
@@ -51,6 +53,12 @@ type Spec struct {
 	Quick bool
 	// Alpha is the significance level of the comparisons (0 means 0.05).
 	Alpha float64
+	// MinChange is the practical floor of a call, a fraction of the
+	// baseline (0.05 = 5 %); 0 means compare.DefaultMinChange.
+	MinChange float64
+	// FailOn is "regression" to make the run fail (exit code 3) when a
+	// called change is a regression, or "".
+	FailOn string
 	// AA compares two identical managed servers: the one version of
 	// Versions started twice, as targets "a" and "b", with the same initdb
 	// choices, settings and environment. It is the calibration run: a
@@ -189,6 +197,31 @@ func (s *Spec) Targets() ([]Target, error) {
 		return nil, inputError(FieldEnvs, "--env applies to servers pglab starts (--versions); --target %s is not one", s.Servers[0].Name)
 	}
 	return out, nil
+}
+
+// FailOnRegression is the one value of Spec.FailOn (--fail-on).
+const FailOnRegression = "regression"
+
+// CheckFailOn checks a --fail-on value: "" or "regression".
+func CheckFailOn(s string) error {
+	if s != "" && s != FailOnRegression {
+		return fmt.Errorf("want %q, got %q", FailOnRegression, s)
+	}
+	return nil
+}
+
+// ParseMinChange reads a practical floor given as a percentage, "5", "5%"
+// or "0.5 %", into a fraction (0.05); it must be at least 0 and below 100.
+func ParseMinChange(s string) (float64, error) {
+	t := strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(s), "%"))
+	v, err := strconv.ParseFloat(t, 64)
+	if err != nil || !(v >= 0 && v < 100) {
+		return 0, fmt.Errorf("want a percentage from 0 to below 100, e.g. 5 or 5%%, got %q", s)
+	}
+	if v == 0 {
+		return compare.NoFloor, nil
+	}
+	return v / 100, nil
 }
 
 // AATargets names the two identical servers of an A/A run.

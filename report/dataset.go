@@ -46,7 +46,8 @@ type Dataset struct {
 	Alpha float64
 	// MinChange is the practical floor, a fraction of the baseline (0.05
 	// = 5 %): smaller changes are never called. 0 means the one stored
-	// with the run ("min_change"), or else compare.DefaultMinChange.
+	// with the run ("min_change"), or else compare.DefaultMinChange;
+	// compare.NoFloor means no floor.
 	MinChange float64
 }
 

@@ -48,6 +48,17 @@ func callable(study, metric string) bool {
 	return false
 }
 
+// twinOf returns the primary metric whose test a study's metric repeats,
+// or "" (see metricSpec.Twin).
+func twinOf(study, metric string) string {
+	for _, m := range presentations[study].Primary {
+		if m.Metric == metric {
+			return m.Twin
+		}
+	}
+	return ""
+}
+
 // analyzeAll runs the statistics of every group: the cells with a
 // baseline and another target as one family, the others (a study on one
 // target) as summaries alone.
@@ -70,12 +81,16 @@ func (d *Dataset) analyzeAll(groups []StudyGroup) (*analysis, error) {
 					byCase[cg.Key][mg.Name] = res
 					continue
 				}
-				cells = append(cells, compare.Cell{
+				cell := compare.Cell{
 					Key:      cellKey(sg.Study, cg.Key, mg.Name),
 					Input:    in,
 					Callable: callable(sg.Study, mg.Name),
 					Floor:    metricFloor(mg),
-				})
+				}
+				if twin := twinOf(sg.Study, mg.Name); twin != "" && hasMetric(cg, twin) {
+					cell.Twin = cellKey(sg.Study, cg.Key, twin)
+				}
+				cells = append(cells, cell)
 			}
 		}
 	}
@@ -169,8 +184,8 @@ func (d *Dataset) minChange() float64 {
 		return d.MinChange
 	}
 	for _, e := range d.extras() {
-		if e.MinChange > 0 && e.MinChange < 1 {
-			return e.MinChange
+		if e.MinChange != 0 && e.MinChange < 1 {
+			return e.MinChange // compare.NoFloor (negative) for a floor of 0
 		}
 	}
 	return compare.DefaultMinChange
@@ -236,13 +251,16 @@ func (sv *studyView) metricOrder(caseKey string) []string {
 // is a false one.
 func (v *view) familyLines() []string {
 	f := v.Family
-	if f == nil || f.M+f.ExactCalled == 0 {
+	if f == nil {
 		return nil
 	}
 	var out []string
 	if v.d.AA() {
 		out = append(out, fmt.Sprintf("A/A run: the targets are identical servers, so every called change is a false one. Called: %d of %s (by chance at most a %s chance of any call); exact metrics that differ: %d.",
 			f.Called, plural(f.M, "comparison"), formatPercent(f.Alpha), f.ExactCalled))
+	}
+	if f.M+f.ExactCalled == 0 {
+		return append(out, "Calls: none possible: no primary figure has the repetitions a call needs (see each change's n).")
 	}
 	out = append(out, "Calls: "+f.Text()+" ("+f.UncorrectedText()+"; auxiliary figures are shown, never called).")
 	if !v.d.Interleaved() {
@@ -278,4 +296,14 @@ func (v *view) howToReadChanges(base, a string, exact bool) []string {
 		out = append(out, "This is an A/A run (pglab compare --aa): both targets are the same version with the same settings, so every call is a false one. Run one on a machine before trusting a comparison there.")
 	}
 	return out
+}
+
+// hasMetric reports whether a case has a metric.
+func hasMetric(cg CaseGroup, metric string) bool {
+	for _, mg := range cg.Metrics {
+		if mg.Name == metric {
+			return true
+		}
+	}
+	return false
 }

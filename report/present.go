@@ -39,6 +39,10 @@ type labelSpec struct {
 type metricSpec struct {
 	Metric string
 	Head   string
+	// Twin names a primary metric of the same step that this one is a
+	// monotone function of (a throughput of a time): it repeats that
+	// metric's test and is called with it (compare.Cell.Twin).
+	Twin string
 }
 
 // chartKind selects how a chart draws its data.
@@ -74,9 +78,9 @@ var presentations = map[string]presentation{
 	"tps": {
 		Labels: []labelSpec{{Key: "clients", Head: "clients"}},
 		Primary: []metricSpec{
-			{"tps", "Throughput"},
-			{"latency_avg_ms", "Average latency"},
-			{"latency_p99_ms", "p99 latency"},
+			{"tps", "Throughput", ""},
+			{"latency_avg_ms", "Average latency", "tps"},
+			{"latency_p99_ms", "p99 latency", ""},
 		},
 		Charts: []chartSpec{
 			{Kind: lineChart, Title: "Throughput by clients", Metrics: []string{"tps"}, X: "clients", XHead: "clients"},
@@ -87,8 +91,8 @@ var presentations = map[string]presentation{
 	"tune": {
 		Labels: []labelSpec{{Key: "clients", Head: "clients"}},
 		Primary: []metricSpec{
-			{"tps", "Throughput"},
-			{"latency_avg_ms", "Average latency"},
+			{"tps", "Throughput", ""},
+			{"latency_avg_ms", "Average latency", "tps"},
 		},
 		Charts: []chartSpec{
 			{Kind: lineChart, Title: "Throughput by clients, defaults and tuned", Metrics: []string{"tps"}, X: "clients", XHead: "clients"},
@@ -98,8 +102,8 @@ var presentations = map[string]presentation{
 	"vacuum": {
 		Labels: []labelSpec{{Key: "update_pct", Head: "rows updated", Suffix: " %"}, {Key: "index", Head: "index"}},
 		Primary: []metricSpec{
-			{"elapsed_ms", "VACUUM time"},
-			{"wal_bytes", "WAL written by VACUUM"},
+			{"elapsed_ms", "VACUUM time", ""},
+			{"wal_bytes", "WAL written by VACUUM", ""},
 		},
 		Charts: []chartSpec{
 			{Kind: barChart, Title: "VACUUM time by case", Metrics: []string{"elapsed_ms"}},
@@ -112,10 +116,10 @@ var presentations = map[string]presentation{
 	},
 	"copy-out": {
 		Labels: []labelSpec{{Key: "table", Head: "table"}},
-		Facts:  []metricSpec{{"avg_row_bytes", "row size"}},
+		Facts:  []metricSpec{{Metric: "avg_row_bytes", Head: "row size"}},
 		Primary: []metricSpec{
-			{"elapsed_ms", "COPY TO time"},
-			{"mb_per_s", "COPY TO throughput"},
+			{"elapsed_ms", "COPY TO time", ""},
+			{"mb_per_s", "COPY TO throughput", "elapsed_ms"},
 		},
 		Charts: []chartSpec{
 			{Kind: barChart, Title: "COPY TO time by row size", Metrics: []string{"elapsed_ms"}},
@@ -123,10 +127,10 @@ var presentations = map[string]presentation{
 	},
 	"seqscan": {
 		Labels: []labelSpec{{Key: "cache", Head: "cache"}},
-		Facts:  []metricSpec{{"table_mb", "table"}},
+		Facts:  []metricSpec{{Metric: "table_mb", Head: "table"}},
 		Primary: []metricSpec{
-			{"elapsed_ms", "Scan time"},
-			{"mb_per_s", "Scan throughput"},
+			{"elapsed_ms", "Scan time", ""},
+			{"mb_per_s", "Scan throughput", "elapsed_ms"},
 		},
 		Charts: []chartSpec{
 			{Kind: barChart, Title: "Scan throughput", Metrics: []string{"mb_per_s"},
@@ -137,11 +141,11 @@ var presentations = map[string]presentation{
 	"commit": {
 		Labels: []labelSpec{{Key: "tx", Head: "transactions"}, {Key: "protocol", Head: "protocol"}},
 		Primary: []metricSpec{
-			{"elapsed_ms", "Time for all updates"},
-			{"us_per_update", "Time per update"},
-			{"commit_cost_us", "Commit cost per update (WAL write and sync, synchronous standby wait)"},
-			{"wal_sync_ms", "WAL sync time"},
-			{"wal_syncs", "WAL syncs"},
+			{"elapsed_ms", "Time for all updates", ""},
+			{"us_per_update", "Time per update", "elapsed_ms"},
+			{"commit_cost_us", "Commit cost per update (WAL write and sync, synchronous standby wait)", ""},
+			{"wal_sync_ms", "WAL sync time", ""},
+			{"wal_syncs", "WAL syncs", ""},
 		},
 		Charts: []chartSpec{
 			{Kind: barChart, Title: "Time for all updates by case", Metrics: []string{"elapsed_ms"}},

@@ -62,7 +62,7 @@ func (commitStudy) Plan(p Params) (Plan, error) {
 		// the defaults (synchronous_commit on, fsync on).
 		Settings:  []pgserver.Setting{{Name: "track_wal_io_timing", Value: "on"}, {Name: "autovacuum", Value: "off"}},
 		Reps:      5,
-		QuickReps: 4,
+		QuickReps: 8,
 	}, nil
 }
 

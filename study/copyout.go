@@ -81,7 +81,7 @@ func (copyOut) Plan(p Params) (Plan, error) {
 			{Name: "autovacuum", Value: "off"},
 		},
 		Reps:      5,
-		QuickReps: 4,
+		QuickReps: 8,
 	}, nil
 }
 

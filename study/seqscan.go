@@ -43,7 +43,7 @@ func (seqScan) Plan(p Params) (Plan, error) {
 			{Name: "autovacuum", Value: "off"},
 		},
 		Reps:      3,
-		QuickReps: 4,
+		QuickReps: 8,
 	}, nil
 }
 

@@ -60,7 +60,7 @@ func (tpsStudy) Plan(p Params) (Plan, error) {
 	if err := checkTPSParams(p); err != nil {
 		return Plan{}, err
 	}
-	return Plan{Cases: tpsCases(p), Settings: tpsSettings, Reps: 5, QuickReps: 4}, nil
+	return Plan{Cases: tpsCases(p), Settings: tpsSettings, Reps: 5, QuickReps: 8}, nil
 }
 
 func checkTPSParams(p Params) error {

@@ -69,7 +69,7 @@ func (tuneStudy) Plan(p Params) (Plan, error) {
 	if _, err := tuneInputs(p, 17); err != nil {
 		return Plan{}, err
 	}
-	return Plan{Cases: tpsCases(p), Reps: 5, QuickReps: 5}, nil
+	return Plan{Cases: tpsCases(p), Reps: 5, QuickReps: 8}, nil
 }
 
 // tuneInputs builds PGTune's inputs from the parameters, detecting what

@@ -70,7 +70,7 @@ func (vacuumStudy) Plan(p Params) (Plan, error) {
 			{Name: "log_checkpoints", Value: "on"},
 		},
 		Reps:      5,
-		QuickReps: 4,
+		QuickReps: 8,
 	}, nil
 }
 

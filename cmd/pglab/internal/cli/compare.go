@@ -32,6 +32,7 @@ type compareFlags struct {
 	// details prints every table on the terminal, not only the primary
 	// ones.
 	details bool
+	verdict verdictFlags
 }
 
 func newCompareCmd(env *Env) *cobra.Command {
@@ -71,6 +72,7 @@ Study parameters: --param study.name=value (e.g. --param vacuum.rows=1000000), o
 	f.StringArrayVar(&c.configs, "config", nil, "a configuration NAME:k=v,k=v of one managed version (repeatable; one server each)")
 	f.StringVar(&c.out, "out", lab.DefaultOut, "directory for report.md, report.html and report.json")
 	f.Float64Var(&c.alpha, "alpha", 0.05, "significance level of the comparisons")
+	c.verdict.register(f)
 	f.BoolVar(&c.aa, "aa", false, "an A/A run: two identical managed servers a and b of the one version given (--versions 17), to calibrate: its report should call no change")
 	f.Uint64Var(&c.orderSeed, "order-seed", 0, "seed of the order of the targets within each round (default: a new one; every report records the seed its run used)")
 	f.BoolVar(&c.details, "details", false, "print every table (further metrics, the servers' output), not only the summary, the setup and the primary tables; the files always have everything")
@@ -95,6 +97,9 @@ func (c *compareFlags) spec() (*lab.Spec, error) {
 	}
 	spec := &lab.Spec{Studies: runs, Reps: c.reps, Quick: c.quick, Alpha: c.alpha, AA: c.aa, OrderSeed: c.orderSeed, Out: c.out}
 	if err := c.targets.fill(spec); err != nil {
+		return nil, err
+	}
+	if err := c.verdict.fill(spec); err != nil {
 		return nil, err
 	}
 	if len(c.configs) == 0 {
@@ -143,31 +148,36 @@ func runCompare(env *Env, spec *lab.Spec, details bool) error {
 		if out == "" {
 			out = lab.DefaultOut
 		}
-		if werr := writeCompareReports(env, spec.Store, res.RunID, out, spec.Alpha, details); werr != nil {
+		ds, werr := writeCompareReports(env, spec, res.RunID, out, details)
+		if werr != nil {
 			return werr
 		}
 		fmt.Fprintf(env.Stderr, "pglab: run %s stored in %s; reports in %s\n", res.RunID, storeLocation(spec.Store), out)
+		if err == nil {
+			err = failOnRegressions(env, ds, spec.FailOn)
+		}
 	}
 	return err
 }
 
 // writeCompareReports renders the stored run into dir (report.md,
 // report.html, report.json) and prints the Markdown report: its summary,
-// setup and primary tables, or everything with details.
-func writeCompareReports(env *Env, store, runID, dir string, alpha float64, details bool) error {
+// setup and primary tables, or everything with details. It returns the
+// report's dataset.
+func writeCompareReports(env *Env, spec *lab.Spec, runID, dir string, details bool) (*report.Dataset, error) {
 	ctx := context.WithoutCancel(env.Ctx)
-	st, err := results.OpenReadOnly(ctx, store)
+	st, err := results.OpenReadOnly(ctx, spec.Store)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	defer st.Close()
 	ds, err := report.Load(ctx, st, runID)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	ds.Alpha = alpha
+	ds.Alpha, ds.MinChange = spec.Alpha, spec.MinChange
 	if _, err := report.WriteDir(dir, ds); err != nil {
-		return fmt.Errorf("write reports: %w", err)
+		return nil, fmt.Errorf("write reports: %w", err)
 	}
-	return report.WriteMarkdownOpts(env.Stdout, ds, report.Options{Brief: !details})
+	return ds, report.WriteMarkdownOpts(env.Stdout, ds, report.Options{Brief: !details})
 }

@@ -19,6 +19,9 @@ const (
 	// exitAborted: a load was aborted (pgbench's code 2), or its workers
 	// did not join, or their coordinator failed.
 	exitAborted = 2
+	// exitRegression: the report called a change that is a regression,
+	// and --fail-on regression asked to be told (for CI).
+	exitRegression = 3
 	// exitInternal: a bug in pglab (a panic), to be reported.
 	exitInternal = 70
 	// exitSIGINT and exitSIGTERM: interrupted, as a shell reports it.

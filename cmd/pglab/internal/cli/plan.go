@@ -11,6 +11,7 @@ func init() { register(2, newPlanCmd) }
 
 func newPlanCmd(env *Env) *cobra.Command {
 	var details bool
+	var verdict verdictFlags
 	cmd := &cobra.Command{
 		Use:   "plan FILE.yaml",
 		Short: "Run a comparison described in a YAML file (targets, settings, studies, params, reps)",
@@ -30,9 +31,13 @@ file, line and field. An example plan:
 			if err != nil {
 				return err
 			}
+			if err := verdict.fill(spec); err != nil {
+				return err
+			}
 			return runCompare(env, spec, details)
 		},
 	}
+	verdict.register(cmd.Flags())
 	cmd.Flags().BoolVar(&details, "details", false, "print every table (further metrics, the servers' output), not only the summary, the setup and the primary tables; the files always have everything")
 	return cmd
 }

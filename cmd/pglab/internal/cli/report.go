@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/pglab/pglab/lab"
 	"github.com/pglab/pglab/report"
 	"github.com/pglab/pglab/results"
 	"github.com/spf13/cobra"
@@ -17,6 +18,7 @@ func init() { register(30, newReportCmd) }
 func newReportCmd(env *Env) *cobra.Command {
 	var format, out, store string
 	var alpha float64
+	var verdict verdictFlags
 	cmd := &cobra.Command{
 		Use:   "report [RUN_ID ...] [--format md|html|json|csv|text] [--out FILE|DIR] [--store PATH]",
 		Short: "Render stored results as Markdown, HTML, JSON or CSV; two runs or more side by side",
@@ -49,6 +51,10 @@ report.html and report.json into it, or report.<ext> of the --format given.`,
 			}
 			if cmd.Flags().Changed("alpha") && (!(alpha > 0) || alpha >= 1) {
 				return badInput("--alpha must be between 0 and 1 (exclusive): got %g", alpha)
+			}
+			var spec lab.Spec
+			if err := verdict.fill(&spec); err != nil {
+				return err
 			}
 			for _, a := range args {
 				if strings.TrimSpace(a) == "" {
@@ -84,33 +90,43 @@ report.html and report.json into it, or report.<ext> of the --format given.`,
 				}
 				return err
 			}
-			d.Alpha = alpha
-			switch {
-			case toDir:
-				paths, err := report.WriteDir(out, d, formats...)
-				if err != nil {
-					return err
-				}
-				fmt.Fprintf(env.Stdout, "wrote %s\n", strings.Join(paths, ", "))
-			case out != "":
-				if err := report.WriteFile(out, d, formats[0]); err != nil {
-					return err
-				}
-				fmt.Fprintf(env.Stdout, "wrote %s\n", out)
-			default:
-				f := report.Markdown
-				if formats != nil {
-					f = formats[0]
-				}
-				return report.Write(env.Stdout, d, f)
+			d.Alpha, d.MinChange = alpha, spec.MinChange
+			if err := writeReport(env, d, out, toDir, formats); err != nil {
+				return err
 			}
-			return nil
+			return failOnRegressions(env, d, spec.FailOn)
 		},
 	}
 	f := cmd.Flags()
+	verdict.register(f)
 	f.StringVar(&format, "format", "md", "output format: md, html, json, csv or text")
 	f.StringVar(&out, "out", "", "write to this file, or into this directory (report.md, report.html, report.json)")
 	f.StringVar(&store, "store", "", "results store: an SQLite file path or a postgres:// DSN (default "+defaultStoreText()+")")
 	f.Float64Var(&alpha, "alpha", 0, "significance level of the comparisons (default: the run's, else 0.05)")
 	return cmd
+}
+
+// writeReport writes a report where 'pglab report' was told to: into a
+// directory, into a file, or to the terminal.
+func writeReport(env *Env, d *report.Dataset, out string, toDir bool, formats []report.Format) error {
+	switch {
+	case toDir:
+		paths, err := report.WriteDir(out, d, formats...)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(env.Stdout, "wrote %s\n", strings.Join(paths, ", "))
+	case out != "":
+		if err := report.WriteFile(out, d, formats[0]); err != nil {
+			return err
+		}
+		fmt.Fprintf(env.Stdout, "wrote %s\n", out)
+	default:
+		f := report.Markdown
+		if formats != nil {
+			f = formats[0]
+		}
+		return report.Write(env.Stdout, d, f)
+	}
+	return nil
 }

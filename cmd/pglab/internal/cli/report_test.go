@@ -91,7 +91,7 @@ func TestReportFormats(t *testing.T) {
 		"## vacuum — VACUUM after updates (seed 000 §4)",
 		"| rows updated | index | pg16 | pg17 | pg17 vs pg16 |",
 		"| 95 % | yes |",
-		"× faster (p=0.002 n=6)",
+		"× faster (p=0.002 q=",
 		"## copy-errors",
 		"## How to read this",
 	} {
@@ -102,7 +102,7 @@ func TestReportFormats(t *testing.T) {
 
 	// --alpha: at 0.001 the same samples (p=0.002) are not significant.
 	r = run(t, "report", runA, "--alpha", "0.001", "--store", store)
-	if r.code != 0 || !strings.Contains(r.stdout, "| 95 % | yes |") || !strings.Contains(r.stdout, "~ (p=0.002 n=6)") || !strings.Contains(r.stdout, "α = 0.001") {
+	if r.code != 0 || !strings.Contains(r.stdout, "| 95 % | yes |") || !strings.Contains(r.stdout, "~ (n=6: too few repetitions to call a change)") || !strings.Contains(r.stdout, "q = 0.001") {
 		t.Errorf("--alpha 0.001: exit %d\n%s", r.code, r.stdout)
 	}
 
@@ -280,5 +280,42 @@ func TestRuns(t *testing.T) {
 	r = run(t, "runs", "--store", empty)
 	if r.code != 0 || r.stdout != fmt.Sprintf("no runs in %s\n", empty) {
 		t.Errorf("empty store: exit %d %q %q", r.code, r.stdout, r.stderr)
+	}
+}
+
+// --fail-on regression: exit 3 with one line per called regression, 0
+// when the report calls none; a bad value is bad input.
+func TestReportFailOnRegression(t *testing.T) {
+	store, runA, _ := storedRuns(t)
+	// Run A: pg17's VACUUM 5.7× faster than pg16's: no regression.
+	r := run(t, "report", runA, "--fail-on", "regression", "--store", store)
+	if r.code != 0 || strings.Contains(r.stderr, "regression:") {
+		t.Errorf("no regression: exit %d\n%s", r.code, r.stderr)
+	}
+	// Run B's pg17 first: run A's pg16 is 6× slower than that baseline,
+	// and run A's pg17 6.8 % slower.
+	r = run(t, "report", "bbbb", runA, "--fail-on", "regression", "--store", store)
+	if r.code != 3 {
+		t.Fatalf("regressions: exit %d, want 3\n%s", r.code, r.stderr)
+	}
+	for _, want := range []string{
+		"pglab: regression: vacuum · 95 % updated, with index · time: pg16 vs bbbb/pg17 6.1× slower (p=0.002 q=0.002 n=6)\n",
+		"pglab: regression: vacuum · 95 % updated, with index · time: aaaa/pg17 vs bbbb/pg17 +6.8 %, slower (p=0.002 q=0.002 n=6)\n",
+		"pglab: 2 called regressions (--fail-on regression)\n",
+	} {
+		if !strings.Contains(r.stderr, want) {
+			t.Errorf("stderr lacks %q:\n%s", want, r.stderr)
+		}
+	}
+	// A floor of 10 %: the 6.8 % change is no longer called.
+	r = run(t, "report", "bbbb", runA, "--fail-on", "regression", "--min-change", "10%", "--store", store)
+	if r.code != 3 || strings.Count(r.stderr, "pglab: regression:") != 1 || !strings.Contains(r.stderr, "1 called regression (") {
+		t.Errorf("--min-change 10%%: exit %d\n%s", r.code, r.stderr)
+	}
+	for _, bad := range [][]string{{"--fail-on", "slower"}, {"--min-change", "abc"}, {"--min-change", "-1"}} {
+		r = run(t, append([]string{"report", runA, "--store", store}, bad...)...)
+		if r.code != 1 || strings.Count(strings.TrimSpace(r.stderr), "\n") != 0 {
+			t.Errorf("%v: exit %d, want 1 with one line:\n%s", bad, r.code, r.stderr)
+		}
 	}
 }
