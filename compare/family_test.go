@@ -351,12 +351,12 @@ func TestMeasureSummary(t *testing.T) {
 	if want := math.Cbrt(0.37 * 0.8 * 1.2); math.Abs(s.Geomean-want) > 1e-9 {
 		t.Errorf("geomean %v, want %v", s.Geomean, want)
 	}
-	want := "3 of 7 cases changed (2 faster, 1 slower; geomean −29 %), 3 same, 1 unresolved; 1 below the floor; largest 2.7× faster"
+	want := "2 faster, 1 slower of 7 (geomean −29 %), 3 same, 1 unresolved; largest 2.7× faster"
 	if got := s.Text(); got != want {
 		t.Errorf("Text =\n%q, want\n%q", got, want)
 	}
 	none, _ := SummarizeMeasure(changes[3:])
-	if got := none.Text(); got != "0 of 4 cases changed, 3 same, 1 unresolved; 1 below the floor" || none.Largest != -1 || none.HasGeomean {
+	if got := none.Text(); got != "3 same, 1 unresolved" || none.Largest != -1 || none.HasGeomean {
 		t.Errorf("nothing called: %q", got)
 	}
 	if _, err := SummarizeMeasure(nil); err == nil {

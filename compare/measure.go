@@ -119,14 +119,21 @@ func (s *MeasureSummary) countVerdict(v Verdict) {
 	}
 }
 
-// Text returns the summary in one line, e.g. "3 of 8 cases changed (2
-// faster, 1 slower; geomean +12 %), 4 same, 1 unresolved; largest 2.7×
-// faster" or "0 of 8 cases changed, 6 same, 2 unresolved; 1 below the
-// floor". The largest change is named only when called, and the
-// geometric mean only over called changes (from two on).
+// Text returns the summary in one line, the parts that are not zero:
+// "2 faster, 1 slower of 7 (geomean −29 %), 3 same, 1 unresolved; largest
+// 2.7× faster", "4 of 4 faster (geomean 2.0× faster); largest 5.8×
+// faster", "all 4 same", "3 same, 1 unresolved". The largest change
+// is named only when called, and the geometric mean only over called
+// changes (from two on). Changes of auxiliary cells that are exact and
+// differ count with the called ones' directions only when called.
 func (s MeasureSummary) Text() string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "%d of %s changed", s.Changed, plural(s.Cases, "case"))
+	if s.Called == 0 && s.Same == s.Cases {
+		if s.Cases == 1 {
+			return "same"
+		}
+		return fmt.Sprintf("all %d same", s.Cases)
+	}
+	var parts []string
 	var dirs []string
 	for _, d := range []struct {
 		n    int
@@ -137,20 +144,30 @@ func (s MeasureSummary) Text() string {
 		}
 	}
 	if len(dirs) > 0 {
-		b.WriteString(" (" + strings.Join(dirs, ", "))
-		if s.HasGeomean && s.Called > 1 {
-			b.WriteString("; geomean " + s.ratioText(s.Geomean))
+		called := strings.Join(dirs, ", ") + fmt.Sprintf(" of %d", s.Cases)
+		if len(dirs) == 1 { // "4 of 4 faster"
+			n, word, _ := strings.Cut(dirs[0], " ")
+			called = fmt.Sprintf("%s of %d %s", n, s.Cases, word)
 		}
-		b.WriteString(")")
+		if s.HasGeomean && s.Called > 1 {
+			called += " (geomean " + s.ratioText(s.Geomean) + ")"
+		}
+		parts = append(parts, called)
 	}
-	fmt.Fprintf(&b, ", %d same, %d unresolved", s.Same, s.Unresolved)
-	if s.BelowFloor > 0 {
-		fmt.Fprintf(&b, "; %d below the floor", s.BelowFloor)
+	if n := s.Changed - s.Called; n > 0 {
+		parts = append(parts, fmt.Sprintf("%d changed, not called", n))
 	}
-	if s.Largest >= 0 {
-		b.WriteString("; largest " + s.largest.effectText())
+	if s.Same > 0 {
+		parts = append(parts, fmt.Sprintf("%d same", s.Same))
 	}
-	return b.String()
+	if s.Unresolved > 0 {
+		parts = append(parts, fmt.Sprintf("%d unresolved", s.Unresolved))
+	}
+	text := strings.Join(parts, ", ")
+	if s.Largest >= 0 && s.Cases > 1 {
+		text += "; largest " + s.largest.effectText()
+	}
+	return text
 }
 
 // ratioText formats a ratio of the summary's metric: "2.7× faster" for a
