@@ -61,6 +61,11 @@ func CPUs() (n int, source string) {
 	return runtime.NumCPU(), "the CPU affinity mask"
 }
 
+// CPUs is the package's CPUs, so that a Host is a tune.Host.
+func (Host) CPUs() (n int, source string) { return CPUs() }
+
+var _ tune.Host = Host{}
+
 // Storage returns the kind of disk that holds dir: hdd when the kernel
 // reports it rotational, nvme for a non-rotational NVMe device, ssd for any
 // other non-rotational one. For a device mapper or md device it looks at the

@@ -186,117 +186,79 @@ func liveFlag(o tuneOptions) string {
 	return "diff"
 }
 
-// inputs turns the flags into PGTune's inputs and checks them against
-// PGTune's limits. What was not given is read from the target server
-// (version, max_connections) when there is one, and measured on this
-// machine (memory, CPUs, storage) unless the server runs elsewhere.
+// inputs turns the flags into PGTune's inputs (tune.Resolve: what was not
+// given is read from the target server, or measured here), prints the
+// warnings about inputs left at PGTune's defaults, and checks them against
+// PGTune's limits.
 func (o tuneOptions) inputs(env *Env, cmd *cobra.Command, tt *tuneTarget) (tune.Inputs, []tune.Detection, error) {
-	var in tune.Inputs
+	given, err := o.given(cmd.Flags().Changed)
+	if err != nil {
+		return tune.Inputs{}, nil, err
+	}
+	var server *tune.Server
+	if tt != nil {
+		f := tt.facts
+		server = &tune.Server{Label: tt.srv.Label, Version: f.Version, VersionNum: f.VersionNum, MaxConnections: f.MaxConnections, DataDirectory: f.DataDirectory, Local: tt.srv.Local}
+	}
+	r, err := tune.Resolve(given, server, detect.Host{})
+	if err != nil {
+		return r.Inputs, nil, flagError(err)
+	}
+	for _, w := range r.Warnings {
+		fmt.Fprintf(env.Stderr, "pglab: tune: %s\n", w)
+	}
+	return r.Inputs, r.Detected, nil
+}
+
+// given parses the input flags that were given.
+func (o tuneOptions) given(changed func(string) bool) (tune.Given, error) {
+	var g tune.Given
 	var err error
-	var detected []tune.Detection
-	given := cmd.Flags().Changed
-	if tt != nil && !given("pg-version") {
-		if in.Version, err = tune.VersionFromNum(tt.facts.VersionNum); err != nil {
-			return in, nil, badInput("--target %s runs PostgreSQL %s, which PGTune does not know (it knows %d to %d)", tt.srv.Label, tt.facts.Version, tune.MinVersion, tune.MaxVersion)
+	in := &g.Inputs
+	if changed("pg-version") {
+		if in.Version, err = tune.ParseVersion(o.version); err != nil {
+			return g, flagError(err)
 		}
-		detected = append(detected, tune.Detection{Input: tune.InputVersion, Source: "server_version_num", Server: true})
-	} else if !given("pg-version") {
-		in.Version = tune.DefaultVersion
-	} else if in.Version, err = tune.ParseVersion(o.version); err != nil {
-		return in, nil, flagError(err)
 	}
 	if in.OS, err = tune.ParseOS(o.os); err != nil {
-		return in, nil, flagError(err)
+		return g, flagError(err)
 	}
 	if in.Workload, err = tune.ParseWorkload(o.workload); err != nil {
-		return in, nil, flagError(err)
+		return g, flagError(err)
 	}
 	if in.DBSize, err = tune.ParseDBSize(o.dbSize); err != nil {
-		return in, nil, flagError(err)
+		return g, flagError(err)
 	}
-	if given("connections") {
+	if changed("connections") {
 		if in.Connections, err = count(o.connections, "connections", tune.MinConnections); err != nil {
-			return in, nil, err
+			return g, err
 		}
-	} else if tt != nil {
-		in.Connections = tt.facts.MaxConnections
-		detected = append(detected, tune.Detection{Input: tune.InputConnections, Source: "max_connections", Server: true})
 	}
 	if o.dataDir != "" {
 		if st, err := os.Stat(o.dataDir); err != nil || !st.IsDir() {
-			return in, nil, badInput("--data-dir %s: not a directory", o.dataDir)
+			return g, badInput("--data-dir %s: not a directory", o.dataDir)
 		}
 	}
-	if tt != nil && !tt.srv.Local && !given("memory") {
-		return in, nil, badInput("--target %s is not on this machine, so its memory cannot be measured: give --memory (and --cpus, --storage)", tt.srv.Label)
-	}
-	host := detect.Host{}
-	if given("memory") {
+	if changed("memory") {
 		if in.Memory, err = tune.ParseMemory(o.memory); err != nil {
-			return in, nil, flagError(err)
+			return g, flagError(err)
 		}
-	} else {
-		kb, src, err := host.MemoryKB()
-		if err != nil {
-			return in, nil, fmt.Errorf("cannot measure this machine's memory (%w); give --memory", err)
-		}
-		in.Memory = tune.MemoryFromKB(kb)
-		detected = append(detected, tune.Detection{Input: tune.InputMemory, Source: src})
 	}
-	if given("cpus") {
+	if changed("cpus") {
 		if in.CPUs, err = count(o.cpus, "cpus", 1); err != nil {
-			return in, nil, err
+			return g, err
 		}
-	} else if tt != nil && !tt.srv.Local {
-		fmt.Fprintf(env.Stderr, "pglab: tune: %s is not on this machine and --cpus was not given: no parallel settings (as PGTune without a CPU count)\n", tt.srv.Label)
-	} else {
-		n, src := detect.CPUs()
-		in.CPUs = n
-		detected = append(detected, tune.Detection{Input: tune.InputCPUs, Source: src})
 	}
-	if given("storage") {
+	if changed("storage") {
 		if in.Storage, err = tune.ParseStorage(o.storage); err != nil {
-			return in, nil, flagError(err)
-		}
-	} else {
-		dir := o.dataDir
-		if dir == "" && tt != nil && tt.srv.Local {
-			dir = tt.facts.DataDirectory
-		}
-		if dir == "" && tt == nil {
-			dir = os.Getenv("PGDATA")
-		}
-		if dir == "" && tt == nil {
-			dir = "."
-		}
-		var kind tune.Storage
-		var src string
-		err := errors.New("the server's data directory is unknown (reading it needs a superuser or pg_read_all_settings)")
-		if tt != nil && !tt.srv.Local {
-			err = fmt.Errorf("%s is not on this machine", tt.srv.Label)
-		}
-		if dir != "" {
-			kind, src, err = host.Storage(dir)
-		}
-		if err != nil {
-			in.Storage = tune.StorageSSD
-			fmt.Fprintf(env.Stderr, "pglab: tune: cannot tell the kind of storage (%v); using ssd, PGTune's default (give --storage)\n", err)
-		} else {
-			in.Storage = kind
-			detected = append(detected, tune.Detection{Input: tune.InputStorage, Source: src})
+			return g, flagError(err)
 		}
 	}
-	if err := in.Validate(); err != nil {
-		var ie *tune.InputError
-		if errors.As(err, &ie) && ie.Input == "memory" && !given("memory") {
-			return in, nil, badInput("this machine's memory, %s: %s; give --memory", in.Memory, ie.Reason)
-		}
-		if errors.As(err, &ie) && ie.Input == "connections" && !given("connections") {
-			return in, nil, badInput("max_connections of %s, %d: %s; give --connections", tt.srv.Label, in.Connections, ie.Reason)
-		}
-		return in, nil, flagError(err)
+	g.DataDir, g.DefaultDataDir = o.dataDir, os.Getenv("PGDATA")
+	if g.DefaultDataDir == "" {
+		g.DefaultDataDir = "."
 	}
-	return in, detected, nil
+	return g, nil
 }
 
 // count parses a whole number given to --name that must be at least least.

@@ -37,7 +37,7 @@ func TestTuneSeed003(t *testing.T) {
 			if code != 0 || stderr != "" {
 				t.Fatalf("code %d, stderr %q", code, stderr)
 			}
-			want, err := os.ReadFile(filepath.Join("..", "..", "tune", "testdata", "seed003."+format+".golden"))
+			want, err := os.ReadFile(filepath.Join("..", "..", "..", "..", "tune", "testdata", "seed003."+format+".golden"))
 			if err != nil {
 				t.Fatal(err)
 			}
