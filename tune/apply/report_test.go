@@ -46,10 +46,10 @@ func reports(t *testing.T) map[string]Report {
 		PendingRestart: []string{"shared_buffers"},
 		Record:         "the server (pglab.tune_applied in postgresql.auto.conf)"}
 	reverted := &Result{Server: "pg17",
-		Changes:   []Change{{Name: "shared_buffers", Action: "reset", Before: "1GB", After: "128MB", Restart: true, Status: StatusOK}},
-		Skipped:   []Skip{{Name: "work_mem", Reason: "changed since pglab set it"}},
-		Reloaded:  true, Restarted: true, RestartedFor: []string{"shared_buffers"},
-		Record:    "/var/lib/pglab/instances/pg17/tune-applied.json"}
+		Changes:  []Change{{Name: "shared_buffers", Action: "reset", Before: "1GB", After: "128MB", Restart: true, Status: StatusOK}},
+		Skipped:  []Skip{{Name: "work_mem", Reason: "changed since pglab set it"}},
+		Reloaded: true, Restarted: true, RestartedFor: []string{"shared_buffers"},
+		Record: "/var/lib/pglab/instances/pg17/tune-applied.json"}
 	return map[string]Report{
 		"diff-managed":   {Action: ActionDiff, Server: managed, Version: "17.2", VersionNum: 170002, Recommendation: rec, Detected: detected, Rows: rows},
 		"apply-managed":  {Action: ActionApply, Server: managed, Version: "17.2", VersionNum: 170002, Recommendation: rec, Detected: detected, Result: applied},
