@@ -21,6 +21,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/pglab/pglab/dataset"
 	"github.com/pglab/pglab/pgserver"
 )
 
@@ -35,13 +36,31 @@ var (
 )
 
 // Main runs the package's tests, then stops every shared server, and exits.
+// The tests get a dataset cache of their own (the user's is never
+// touched), removed at the end unless $PGLAB_DATASET_CACHE names one.
 func Main(m *testing.M) {
 	mu.Lock()
 	mainRuns = true
 	mu.Unlock()
+	cleanup := ownDatasetCache()
 	code := m.Run()
 	StopShared()
+	cleanup()
 	os.Exit(code)
+}
+
+// ownDatasetCache points $PGLAB_DATASET_CACHE at a new directory the
+// server user can traverse, and returns what removes it.
+func ownDatasetCache() func() {
+	if os.Getenv(dataset.DirEnv) != "" {
+		return func() {}
+	}
+	dir, err := os.MkdirTemp(pgserver.TempRoot(), "pglab-test-datasets-")
+	if err != nil || os.Chmod(dir, 0o755) != nil {
+		return func() {}
+	}
+	os.Setenv(dataset.DirEnv, dir)
+	return func() { os.RemoveAll(dir) }
 }
 
 // StopShared stops and removes the shared servers.
