@@ -104,46 +104,78 @@ type BuildFunc func(ctx context.Context, dir string) error
 // second waits and uses the first's. A half-written entry (a build that
 // was killed) is removed and built again. The entry is held in use until
 // Release.
+//
+// The entry's lock is only ever taken without blocking: shared to use a
+// complete entry, exclusive to build a missing one. A process that gets
+// neither (another builds it, or uses it while this one wants to build)
+// tries both again until one succeeds, so that two processes that both
+// found the entry missing never wait for each other.
 func (c *Cache) Acquire(ctx context.Context, key Key, build BuildFunc) (*Entry, Acquired, error) {
 	id := key.ID()
+	path := c.lockPath(id)
+	start := time.Now()
 	var got Acquired
-	l, waited, err := lockFile(ctx, c.lockPath(id), unix.LOCK_SH)
-	got.Waited += waited
-	if err != nil {
-		return nil, got, err
-	}
-	for attempt := 0; ; attempt++ {
-		if m, err := c.check(id, key); err == nil {
-			c.touch(id)
-			return &Entry{Manifest: m, dir: c.entryDir(id), lock: l}, got, nil
-		}
-		if attempt > 0 && got.Built {
-			l.unlock()
-			return nil, got, fmt.Errorf("dataset %s: the entry just built does not check", key)
-		}
-		w, err := l.relock(ctx, unix.LOCK_EX)
-		got.Waited += w
-		if err != nil {
-			l.unlock()
-			return nil, got, err
-		}
-		if _, err := c.check(id, key); err != nil {
-			t0 := time.Now()
-			err = c.build(ctx, id, key, build)
-			got.Built, got.Build = true, time.Since(t0)
-			if err != nil {
-				l.unlock()
-				return nil, got, err
-			}
-		}
-		if _, err := l.relock(ctx, unix.LOCK_SH); err != nil {
-			l.unlock()
-			return nil, got, err
+	for {
+		e, done, err := c.tryUse(id, key, path)
+		if err != nil || done {
+			got.Waited = time.Since(start) - got.Build
+			return e, got, err
 		}
 		if got.Built {
-			c.evict(id)
+			return nil, got, fmt.Errorf("dataset %s: the entry just built does not check", key)
+		}
+		l, ok, err := tryLock(path, unix.LOCK_EX)
+		if err != nil {
+			return nil, got, err
+		}
+		if ok {
+			err := c.buildLocked(ctx, id, key, build, &got)
+			l.unlock()
+			if err != nil {
+				return nil, got, err
+			}
+			continue
+		}
+		select {
+		case <-ctx.Done():
+			return nil, got, fmt.Errorf("wait for dataset %s: %w", key, ctx.Err())
+		case <-time.After(lockPoll):
 		}
 	}
+}
+
+// tryUse takes the entry for use when it is complete and no process
+// builds or removes it: done is false when it is not (yet) to be had.
+func (c *Cache) tryUse(id string, key Key, path string) (*Entry, bool, error) {
+	l, ok, err := tryLock(path, unix.LOCK_SH)
+	if err != nil || !ok {
+		return nil, false, err
+	}
+	m, err := c.check(id, key)
+	if err != nil {
+		l.unlock()
+		return nil, false, nil
+	}
+	c.touch(id)
+	return &Entry{Manifest: m, dir: c.entryDir(id), lock: l}, true, nil
+}
+
+// buildLocked builds the entry under its exclusive lock, unless another
+// process completed it meanwhile, then keeps the cache under its limit.
+func (c *Cache) buildLocked(ctx context.Context, id string, key Key, build BuildFunc, got *Acquired) error {
+	if _, err := c.check(id, key); err == nil {
+		return nil
+	}
+	if build == nil {
+		return fmt.Errorf("dataset %s: not in the cache", key)
+	}
+	t0 := time.Now()
+	err := c.build(ctx, id, key, build)
+	got.Built, got.Build = true, time.Since(t0)
+	if err == nil {
+		c.evict(id)
+	}
+	return err
 }
 
 // check reads and verifies an entry's manifest against key and the files
