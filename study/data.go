@@ -33,9 +33,13 @@ type Dataset struct {
 	// It must leave no other trace: nothing may read the data afterwards
 	// (hint bits and the visibility map stay as Build left them).
 	Build func(ctx context.Context, s *Session) error
-	// Warm are tables read into shared buffers, with their indexes, after
-	// a clone: the state Build leaves them in on a server that keeps
-	// running (a clone starts with empty buffers).
+	// Warm are tables put back, after a clone, into the state Build
+	// leaves them in on a server that keeps running: read into shared
+	// buffers with their indexes (a clone starts with empty buffers), and
+	// their pg_class rows written since the last checkpoint (a clone
+	// starts right after one: a VACUUM's update of its statistics would
+	// otherwise write a full-page image of that catalog page, which the
+	// statements run on one server do not).
 	Warm []string
 }
 
@@ -86,6 +90,10 @@ func (s *Session) warm(ctx context.Context, d *Dataset) error {
 	for _, t := range d.Warm {
 		if _, err := conn.Exec(ctx, `SELECT pg_prewarm($1::regclass), (SELECT count(pg_prewarm(indexrelid)) FROM pg_index WHERE indrelid = $1::regclass)`, t); err != nil {
 			return fmt.Errorf("pg_prewarm %s: %w", t, err)
+		}
+		if _, err := conn.Exec(ctx, `UPDATE pg_catalog.pg_class SET relname = relname
+			WHERE oid = $1::regclass OR oid IN (SELECT indexrelid FROM pg_index WHERE indrelid = $1::regclass)`, t); err != nil {
+			return fmt.Errorf("touch the catalog rows of %s: %w", t, err)
 		}
 	}
 	return nil
