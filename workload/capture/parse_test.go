@@ -295,3 +295,53 @@ func TestAssembler(t *testing.T) {
 		t.Errorf("skips %v, want %v", a.skips, want)
 	}
 }
+
+// FuzzLogReaders feeds any bytes to the three readers and the assembler:
+// they may refuse them, never panic, and never take a statement that is
+// not valid UTF-8.
+func FuzzLogReaders(f *testing.F) {
+	tail := `,,,,,,,,"my app","client backend",,0`
+	f.Add(csvRow + `"duration: 0.6 ms  execute s: insert into t values ($1)","Parameters: $1 = 'a''b'"` + tail + "\n")
+	f.Add(csvRow + `"statement: select 1",` + tail + "\n" + csvRow + `"duration: 1 ms",` + tail + "\n")
+	f.Add(`{"timestamp":"2026-12-02 18:25:05.616 UTC","user":"u","dbname":"d","pid":1,"session_id":"a.1","error_severity":"LOG","message":"duration: 1 ms  statement: select 1"}` + "\n")
+	f.Add("2026-12-02 18:24:59.779 UTC [1] 00000 u@d/a LOG:  statement: select 1;\n\tselect 2\n2026-12-02 18:24:59.779 UTC [1] 00000 u@d/a LOG:  duration: 1 ms\n")
+	f.Add("2026-12-02 18:24:59.791 UTC [1] 42P01 u@d/a ERROR:  x\n2026-12-02 18:24:59.791 UTC [1] 42P01 u@d/a STATEMENT:  select * from nonexist\n")
+	pfx, err := compilePrefix(RecommendedPrefix)
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Fuzz(func(t *testing.T, log string) {
+		for _, kind := range []string{CSVLog, JSONLog, Stderr} {
+			br := bufio.NewReader(strings.NewReader(log))
+			tp := &timeParser{}
+			var rd logReader
+			switch kind {
+			case CSVLog:
+				rd = newCSVReader(br, "f", tp)
+			case JSONLog:
+				rd = newJSONReader(br, "f", tp)
+			default:
+				rd = newStderrReader(br, "f", pfx, tp)
+			}
+			rec := &recorder{}
+			a := newAssembler(rec, 0, "", kind == Stderr)
+			for {
+				var e entry
+				if err := rd.next(&e); err != nil {
+					break
+				}
+				if err := a.handle(&e); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if err := a.finish(); err != nil {
+				t.Fatal(err)
+			}
+			for _, st := range rec.statements {
+				if !validUTF8(&st) || st.Session == 0 || st.Fingerprint == "" {
+					t.Fatalf("%s: statement %+v", kind, st)
+				}
+			}
+		}
+	})
+}

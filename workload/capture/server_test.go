@@ -570,10 +570,12 @@ func TestCapture17(t *testing.T) {
 	}
 }
 
-// TestCaptureOlderVersions captures from PostgreSQL 13 (csvlog of 24
-// columns, "parameters:" in lower case) and 16 (log_statement = all with
-// log_duration: statements logged when they arrive, durations apart).
-func TestCaptureOlderVersions(t *testing.T) {
+// TestCaptureOtherVersions captures from PostgreSQL 13 (csvlog of 24
+// columns, "parameters:" in lower case; stderr with the default prefix:
+// sessions known from their connection lines only) and 18 (log_statement
+// = all with log_duration: statements logged when they arrive, durations
+// apart).
+func TestCaptureOtherVersions(t *testing.T) {
 	t.Run("13 csvlog and stderr with the default prefix", func(t *testing.T) {
 		settings := pgserver.MergeSettings(loggingSettings(t, 13, "csvlog,stderr", false),
 			pgserver.Setting{Name: "log_line_prefix", Value: capture.DefaultPrefix})
@@ -589,8 +591,8 @@ func TestCaptureOlderVersions(t *testing.T) {
 		}
 		checkCapture(t, run, sum, c, true, false)
 	})
-	t.Run("16 log_statement", func(t *testing.T) {
-		run := runWorkload(t, "16", loggingSettings(t, 16, "csvlog,jsonlog", true))
+	t.Run("18 log_statement", func(t *testing.T) {
+		run := runWorkload(t, "18", loggingSettings(t, 18, "csvlog,jsonlog", true))
 		for _, file := range []string{"pg.csv", "pg.json"} {
 			sum, c := captureFile(t, capture.Options{Files: []string{filepath.Join(run.logDir, file)}})
 			checkCapture(t, run, sum, c, true, true)
