@@ -76,6 +76,10 @@ func (v *view) StatisticsLine() string { return v.statisticsLine() }
 // HowToRead explains the figures.
 func (v *view) HowToRead() []string { return v.howToRead() }
 
+// FamilyLines say how many comparisons the calls come from and how many
+// may be false (for the template).
+func (v *view) FamilyLines() []string { return v.familyLines() }
+
 // Heading is a study's title.
 func (sv *studyView) Heading() string { return sv.heading() }
 
@@ -153,7 +157,8 @@ const pageHTML = `<!DOCTYPE html>
 <thead><tr><th>study</th><th>measure</th><th>case</th>{{range .Targets}}<th>{{.}}</th>{{end}}{{$t := .Targets}}{{range notFirst .Targets}}<th>{{.}} vs {{first $t}}</th>{{end}}</tr></thead>
 <tbody>{{range .Rows}}<tr><td>{{.Study}}</td><td>{{.What}}</td><td>{{.Case}}</td>{{range .Values}}<td class="num">{{.}}</td>{{end}}{{range .Changes}}<td class="{{.Class}}">{{.Text}}</td>{{end}}</tr>
 {{end}}</tbody></table></div>
-{{if .Metrics}}<p class="about">Each measure shows the case where {{last .Targets}} differs most from {{first .Targets}} among its significant changes.</p>{{end}}
+{{if .Metrics}}<p class="about">Per measure: the cases whose change was called (and in which direction), the same (within the floor) and the unresolved; the values are those of {{last .Targets}}'s largest called change, if any.</p>{{end}}
+{{end}}{{range .FamilyLines}}<p class="about">{{.}}</p>
 {{end}}</section>{{end}}
 
 <section id="setup">
