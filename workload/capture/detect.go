@@ -123,9 +123,8 @@ func detect(path string, peek []byte, pfx *prefix) (string, error) {
 	if newStderrReader(bufio.NewReader(bytes.NewReader(peek)), path, pfx, tp).next(&e) == nil {
 		return Stderr, nil
 	}
-	line, _, _ := bytes.Cut(peek, []byte("\n"))
-	return "", fmt.Errorf("%s: unknown log format: its first line is not csvlog, jsonlog, nor stderr with log_line_prefix %q (give --format, and --prefix for a stderr log): %s",
-		path, pfx.text, clip(string(line)))
+	return "", fmt.Errorf("%s: unknown log format: its first line is not csvlog, jsonlog, nor stderr with log_line_prefix %q (give --format, and --prefix for a stderr log)",
+		path, pfx.text)
 }
 
 // reader returns the reader of the file's format over br.

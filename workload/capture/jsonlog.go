@@ -60,7 +60,7 @@ func (j *jsonReader) next(e *entry) error {
 			case !complete:
 				return &inputError{j.file, j.lines.n, errTruncated}
 			case j.taken == 0:
-				return &inputError{j.file, j.lines.n, fmt.Errorf("not a jsonlog line: %s", clip(string(line)))}
+				return &inputError{j.file, j.lines.n, errors.New("not a jsonlog line (one JSON object with a timestamp)")}
 			}
 			j.bad++
 			continue

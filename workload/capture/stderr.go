@@ -103,7 +103,7 @@ func (s *stderrReader) readStart() error {
 			return nil
 		}
 		if s.taken == 0 {
-			return &inputError{s.file, s.lines.n, fmt.Errorf("not a stderr log line with log_line_prefix %q: %s", s.pfx.text, clip(string(line)))}
+			return &inputError{s.file, s.lines.n, fmt.Errorf("not a stderr log line with log_line_prefix %q", s.pfx.text)}
 		}
 		s.bad++
 	}

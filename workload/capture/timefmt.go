@@ -1,7 +1,7 @@
 package capture
 
 import (
-	"fmt"
+	"errors"
 	"strconv"
 )
 
@@ -31,7 +31,7 @@ type timeParser struct {
 func (p *timeParser) parse(s string) (int64, error) {
 	// 2006-01-02 15:04:05[.000] ZONE
 	if len(s) < 19 || s[4] != '-' || s[7] != '-' || s[10] != ' ' || s[13] != ':' || s[16] != ':' {
-		return 0, fmt.Errorf("not a log timestamp: %q", clip(s))
+		return 0, errNotTimestamp
 	}
 	var n [6]int64
 	for i, at := range [6]int{0, 5, 8, 11, 14, 17} {
@@ -41,7 +41,7 @@ func (p *timeParser) parse(s string) (int64, error) {
 		}
 		v, ok := digits(s[at : at+w])
 		if !ok {
-			return 0, fmt.Errorf("not a log timestamp: %q", clip(s))
+			return 0, errNotTimestamp
 		}
 		n[i] = v
 	}
@@ -152,15 +152,11 @@ func daysFromCivil(y, m, d int64) int64 {
 func parseEpoch(s string) (int64, error) {
 	f, err := strconv.ParseFloat(s, 64)
 	if err != nil {
-		return 0, fmt.Errorf("not an epoch timestamp: %q", clip(s))
+		return 0, errNotTimestamp
 	}
 	return int64(f*1000+0.5) * 1000, nil
 }
 
-// clip shortens text quoted in an error.
-func clip(s string) string {
-	if len(s) > 60 {
-		return s[:60] + "…"
-	}
-	return s
-}
+// errNotTimestamp is a field that is not a log time stamp (its text is not
+// quoted: a file that is not a log may hold anything, passwords too).
+var errNotTimestamp = errors.New("no log time stamp where one belongs")
