@@ -2,19 +2,16 @@ package cli
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/pglab/pglab/bench"
 	"github.com/pglab/pglab/bench/dist"
 	"github.com/pglab/pglab/internal/buildinfo"
-	"github.com/pglab/pglab/results"
-	"github.com/pglab/pglab/study"
+	"github.com/pglab/pglab/lab"
 )
 
 // coordFlags are pglab bench's options for a run from several processes.
@@ -167,105 +164,16 @@ func workerLine(w dist.WorkerResult) string {
 	return s
 }
 
-// storeCoordinated keeps the run in the results store: the merged figures
-// (case part=all) only when the run completed, and each worker's share
-// (case part=worker N), with the summary, progress series and histogram as
-// artefacts.
+// storeCoordinated keeps the run in the results store (lab.StoreBench).
 func (b *benchRun) storeCoordinated(cfg bench.Config, out *dist.Outcome, runErr error) error {
-	ctx := context.WithoutCancel(b.env.Ctx)
-	st, err := results.Open(ctx, b.coord.store)
+	id, where, err := lab.StoreBench(context.WithoutCancel(b.env.Ctx), lab.BenchRun{Store: b.coord.store,
+		Command: append([]string{"pglab"}, b.env.Args...), Config: cfg, Workers: b.coord.workers, Listen: b.coord.listen,
+		Outcome: out, Err: runErr, Interrupted: b.env.Ctx.Err() != nil})
 	if err != nil {
-		return err
-	}
-	defer st.Close()
-	extra, _ := json.Marshal(map[string]any{"workers": b.coord.workers, "clients": cfg.Clients, "threads": cfg.Threads, "listen": b.coord.listen})
-	run, err := st.BeginRun(ctx, results.RunInfo{Kind: results.KindBench, Version: buildinfo.String(),
-		Command: append([]string{"pglab"}, b.env.Args...), Host: results.CollectHost(""), Extra: extra})
-	if err != nil {
-		return err
-	}
-	status := results.StatusDone
-	switch {
-	case b.env.Ctx.Err() != nil:
-		status = results.StatusInterrupted
-	case runErr != nil:
-		status = results.StatusFailed
-	case out != nil && out.Result != nil && out.Result.Aborted:
-		status, runErr = results.StatusFailed, errors.New("some clients aborted")
-	}
-	if err := b.storeOutcome(ctx, run, cfg, out, status == results.StatusDone); err != nil {
-		_ = run.Finish(ctx, results.StatusFailed, err)
-		return err
-	}
-	if err := run.Finish(ctx, status, runErr); err != nil {
 		return err
 	}
 	if !b.env.Quiet && !b.flags.json {
-		fmt.Fprintf(b.env.Stderr, "%s: run %s stored in %s\n", benchProg, run.ID(), st.Location())
+		fmt.Fprintf(b.env.Stderr, "%s: run %s stored in %s\n", benchProg, id, where)
 	}
 	return nil
-}
-
-func (b *benchRun) storeOutcome(ctx context.Context, run *results.Run, cfg bench.Config, out *dist.Outcome, complete bool) error {
-	if out == nil {
-		return nil
-	}
-	conn := cfg.ConnString
-	if conn == "" {
-		conn = strings.TrimSpace(fmt.Sprintf("host=%s port=%s user=%s dbname=%s", cfg.Host, cfg.Port, cfg.User, cfg.DBName))
-	}
-	t := results.Target{Name: "db", Kind: results.TargetDSN, Conn: conn}
-	if out.Result != nil {
-		t.ServerVersion = out.Result.ServerVersion
-	} else {
-		for _, w := range out.Workers {
-			if w.Result != nil {
-				t.ServerVersion = w.Result.ServerVersion
-				break
-			}
-		}
-	}
-	if err := run.AddTarget(ctx, t); err != nil {
-		return err
-	}
-	var ms []results.Measurement
-	// add keeps one part's figures and artefacts: the whole run's, or a
-	// worker's share.
-	add := func(part string, r *bench.Result) error {
-		c := map[string]string{"part": part, "clients": strconv.Itoa(r.Clients)}
-		rec, err := study.RecordOfLoad(r)
-		if err != nil {
-			return err
-		}
-		kept, _ := rec.Finite()
-		for _, m := range kept {
-			m.Target, m.Study, m.Case, m.Rep = "db", "bench", c, 1
-			ms = append(ms, m)
-		}
-		for _, a := range rec.Artefacts {
-			a.Target, a.Study, a.Case, a.Rep = "db", "bench", c, 1
-			if err := run.AddArtefact(ctx, a); err != nil {
-				return err
-			}
-		}
-		return nil
-	}
-	if complete && out.Result != nil {
-		if err := add("all", out.Result); err != nil {
-			return err
-		}
-	}
-	for _, w := range out.Workers {
-		if w.Result != nil {
-			if err := add(fmt.Sprintf("worker %d", w.Worker), w.Result); err != nil {
-				return err
-			}
-		}
-	}
-	if data, err := json.Marshal(out.Workers); err == nil {
-		if err := run.AddArtefact(ctx, results.Artefact{Name: "workers", ContentType: "application/json", Data: data}); err != nil {
-			return err
-		}
-	}
-	return run.AddMeasurements(ctx, ms)
 }

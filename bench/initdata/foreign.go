@@ -1,4 +1,4 @@
-package cli
+package initdata
 
 import (
 	"context"
@@ -18,12 +18,12 @@ var pgbenchColumns = map[string]string{
 	"pgbench_tellers":  "tid,bid,tbalance,filler",
 }
 
-// foreignPgbenchTables returns the tables that bench -i's drop step would
-// drop but that pgbench did not make: a table of one of its four names,
+// ForeignTables returns the tables that the drop step ('d') would drop
+// but that pgbench did not make: a table of one of its four names,
 // found through the search_path as pgbench's unqualified DROP finds it,
 // whose columns are not pgbench's. It returns nil when the server cannot be
 // reached (the init step then reports that as pgbench does).
-func foreignPgbenchTables(ctx context.Context, cfg *pgconn.Config) []string {
+func ForeignTables(ctx context.Context, cfg *pgconn.Config) []string {
 	cctx, cancel := context.WithTimeout(ctx, time.Minute)
 	defer cancel()
 	conn, err := pgconn.ConnectConfig(cctx, cfg.Copy())
