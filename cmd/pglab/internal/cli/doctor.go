@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/pglab/pglab/dataset"
 	"github.com/pglab/pglab/pgserver"
 	"github.com/spf13/cobra"
 	"golang.org/x/sys/unix"
@@ -51,6 +52,7 @@ func newDoctorCmd(env *Env) *cobra.Command {
 				checkClient("pgbench"),
 				checkServerUser(),
 				checkDir("binaries cache", pgserver.CacheDir()),
+				checkDir("dataset cache", dataset.DefaultDir()),
 				checkDir("named instances", pgserver.StateDir()),
 				checkDir("throwaway instances", pgserver.TempRoot()),
 				checkDropCaches(),
