@@ -24,7 +24,11 @@ func dataLines(run string, st results.StudyTime) []string {
 			fmt.Fprintf(&b, "built into the dataset cache in %s, then cloned (%s, %s)", formatSpan(msDuration(d.BuildMS)), formatBytes(d.Bytes), cloneMethod(d.Method))
 		}
 		if d.PerRep {
-			fmt.Fprintf(&b, "; before each repetition: %d resets, %s each (median), %s in all", d.Loads, formatSpan(msDuration(d.MedianMS)), formatSpan(msDuration(d.TotalMS)))
+			fmt.Fprintf(&b, "; before each repetition: %d resets, %s each (median", d.Loads, formatSpan(msDuration(d.MedianMS)))
+			if d.CloneMedianMS > 0 {
+				fmt.Fprintf(&b, "; the copy %s, the rest stopping, starting and warming the server", formatSpan(msDuration(d.CloneMedianMS)))
+			}
+			fmt.Fprintf(&b, "), %s in all", formatSpan(msDuration(d.TotalMS)))
 		} else {
 			fmt.Fprintf(&b, "; once for every case: %s", formatSpan(msDuration(d.TotalMS)))
 		}

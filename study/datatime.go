@@ -104,7 +104,7 @@ func addTimes(st *results.StudyTime, sessions []*Session) {
 // summarise groups a target's dataset loads by dataset and method.
 func summarise(uses []results.DataUse) []results.DataSummary {
 	var out []results.DataSummary
-	times := map[int][]float64{}
+	times, clones := map[int][]float64{}, map[int][]float64{}
 	for _, u := range uses {
 		k := slices.IndexFunc(out, func(d results.DataSummary) bool {
 			return d.Target == u.Target && d.Dataset == u.Dataset && d.Method == u.Method && d.PerRep == (u.Rep > 0)
@@ -124,11 +124,23 @@ func summarise(uses []results.DataUse) []results.DataSummary {
 		load := u.MS - u.WaitMS - u.BuildMS
 		d.TotalMS += load
 		times[k] = append(times[k], load)
+		if u.CloneMS > 0 {
+			clones[k] = append(clones[k], u.CloneMS)
+		}
 	}
 	for k := range out {
-		t := times[k]
-		slices.Sort(t)
-		out[k].MedianMS = t[len(t)/2]
+		out[k].MedianMS = median(times[k])
+		out[k].CloneMedianMS = median(clones[k])
 	}
 	return out
+}
+
+// median returns the middle of v (the upper one of an even count), 0 for
+// none.
+func median(v []float64) float64 {
+	if len(v) == 0 {
+		return 0
+	}
+	slices.Sort(v)
+	return v[len(v)/2]
 }
