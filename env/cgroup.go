@@ -173,7 +173,7 @@ func (cg *Cgroup) apply(why map[Controller]string) []Enforcement {
 	m := cg.profile.Machine
 	var out []Enforcement
 	for _, s := range cg.profile.Settings() {
-		if !isMachineKey(s.Key) {
+		if !IsMachineKey(s.Key) {
 			continue
 		}
 		e := Enforcement{Key: s.Key, Value: s.Value, Status: NotEnforced}
@@ -253,14 +253,6 @@ func writeChecked(path, value string) error {
 		return fmt.Errorf("wrote %q to %s but it reads %q", value, path, strings.TrimSpace(string(got)))
 	}
 	return nil
-}
-
-func isMachineKey(k string) bool {
-	switch k {
-	case KeyCPUs, KeyMemory, KeyRead, KeyWrite, KeyReadIOPS, KeyWriteIOPS:
-		return true
-	}
-	return false
 }
 
 // Profile returns the profile the cgroup holds.

@@ -150,20 +150,6 @@ func planV2(m Machine, dev string) []write {
 	return w
 }
 
-// diskKeys are the SPEC keys the io controller enforces.
-var diskKeys = []string{KeyRead, KeyWrite, KeyReadIOPS, KeyWriteIOPS}
-
-// controllerOf returns the controller that enforces a machine key.
-func controllerOf(key string) Controller {
-	switch key {
-	case KeyCPUs:
-		return CPU
-	case KeyMemory:
-		return Memory
-	}
-	return IO
-}
-
 // writebackFS are the file systems whose buffered writeback cgroup v2
 // charges to the cgroup that dirtied the pages (cgroup-v2.rst, "Writeback").
 var writebackFS = map[string]bool{"ext2": true, "ext4": true, "btrfs": true, "f2fs": true, "xfs": true}

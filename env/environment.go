@@ -60,7 +60,7 @@ func (e *Environment) machineEnforcement() []Enforcement {
 	if e.Cgroup == nil {
 		var out []Enforcement
 		for _, s := range e.Profile.Settings() {
-			if isMachineKey(s.Key) {
+			if IsMachineKey(s.Key) {
 				out = append(out, Enforcement{Key: s.Key, Value: s.Value, Status: NotEnforced, Why: e.why})
 			}
 		}

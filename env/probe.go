@@ -5,18 +5,12 @@ import (
 	"runtime"
 )
 
-// NotSupported holds the SPEC keys that are parsed and validated but that
-// nothing enforces yet, with what to say about them. The lab refuses a
-// profile that sets one ([Profile.CheckSupported]). Every key is enforced
-// today: the network keys by the lab (a delay proxy, a managed standby).
-var NotSupported = map[string]string{}
-
 // CheckSupported returns an error naming the first key of the profile that
-// nothing enforces yet: "rtt: not supported yet".
+// nothing enforces yet ([Key.NotSupported]): "rtt: not supported yet".
 func (p Profile) CheckSupported() error {
 	for _, s := range p.Settings() {
-		if why, ok := NotSupported[s.Key]; ok {
-			return fmt.Errorf("%s: %s", s.Key, why)
+		if k, _ := LookupKey(s.Key); k.NotSupported != "" {
+			return fmt.Errorf("%s: %s", s.Key, k.NotSupported)
 		}
 	}
 	return nil

@@ -100,23 +100,11 @@ func (s Setting) String() string { return s.Key + "=" + s.Value }
 // Settings returns the keys the profile sets, in the order of [Keys].
 func (p Profile) Settings() []Setting {
 	var out []Setting
-	add := func(key string, set bool, value func() string) {
-		if set {
-			out = append(out, Setting{key, value()})
+	for _, k := range keyTable {
+		if v, ok := k.get(p); ok {
+			out = append(out, Setting{k.Name, v})
 		}
 	}
-	m, n := p.Machine, p.Network
-	add(KeyCPUs, m.CPUs > 0, func() string { return FormatCPUs(m.CPUs) })
-	add(KeyMemory, m.Memory > 0, func() string { return FormatSize(m.Memory) })
-	add(KeyRead, m.ReadBPS > 0, func() string { return FormatRate(m.ReadBPS) })
-	add(KeyWrite, m.WriteBPS > 0, func() string { return FormatRate(m.WriteBPS) })
-	add(KeyReadIOPS, m.ReadIOPS > 0, func() string { return strconv.FormatInt(m.ReadIOPS, 10) })
-	add(KeyWriteIOPS, m.WriteIOPS > 0, func() string { return strconv.FormatInt(m.WriteIOPS, 10) })
-	add(KeyRTT, n.RTT > 0, func() string { return FormatDuration(n.RTT) })
-	add(KeyReplica, n.Replica != ReplicaNone, n.Replica.String)
-	add(KeyReplicaRTT, n.ReplicaRTT > 0, func() string { return FormatDuration(n.ReplicaRTT) })
-	add(KeySynchronousCommit, n.SynchronousCommit != "", func() string { return n.SynchronousCommit })
-	add(KeyFsync, n.Fsync != "", func() string { return n.Fsync })
 	return out
 }
 
@@ -210,8 +198,3 @@ func FormatDuration(d time.Duration) string {
 func (p Profile) Describe() string {
 	return fmt.Sprintf("%s (%s)", p.Name, p.LimitsText())
 }
-
-// IsMachineKey reports whether a SPEC key is a machine limit (enforced by
-// the server's cgroup) rather than a network one (a delay proxy, a
-// standby: set up by the lab for one run).
-func IsMachineKey(k string) bool { return isMachineKey(k) }

@@ -9,62 +9,6 @@ import (
 	"time"
 )
 
-// The keys of a SPEC and of a profiles file.
-const (
-	KeyCPUs              = "cpus"
-	KeyMemory            = "memory"
-	KeyRead              = "read"
-	KeyWrite             = "write"
-	KeyReadIOPS          = "read_iops"
-	KeyWriteIOPS         = "write_iops"
-	KeyRTT               = "rtt"
-	KeyReplica           = "replica"
-	KeyReplicaRTT        = "replica_rtt"
-	KeySynchronousCommit = "synchronous_commit"
-	KeyFsync             = "fsync"
-)
-
-// keyDef is one key: how its value is read into a profile, and what it
-// takes (for error messages and help).
-type keyDef struct {
-	name  string
-	takes string
-	set   func(p *Profile, value string) error
-}
-
-// keyDefs are the keys in the order SPECs and reports list them.
-var keyDefs = []keyDef{
-	{KeyCPUs, "a number of CPUs, e.g. 0.5 or 2", setCPUs},
-	{KeyMemory, "a size, e.g. 256MiB or 1GiB", setSize(func(p *Profile) *int64 { return &p.Memory }, 16*mib)},
-	{KeyRead, "a bandwidth, e.g. 87MB/s", setRate(func(p *Profile) *int64 { return &p.ReadBPS })},
-	{KeyWrite, "a bandwidth, e.g. 87MB/s", setRate(func(p *Profile) *int64 { return &p.WriteBPS })},
-	{KeyReadIOPS, "operations per second, e.g. 3000", setCount(func(p *Profile) *int64 { return &p.ReadIOPS })},
-	{KeyWriteIOPS, "operations per second, e.g. 3000", setCount(func(p *Profile) *int64 { return &p.WriteIOPS })},
-	{KeyRTT, "a round trip, e.g. 0.3ms or 20ms", setDuration(func(p *Profile) *time.Duration { return &p.RTT })},
-	{KeyReplica, "none, sync or async", setReplica},
-	{KeyReplicaRTT, "a round trip, e.g. 1ms", setDuration(func(p *Profile) *time.Duration { return &p.ReplicaRTT })},
-	{KeySynchronousCommit, "on, remote_write, remote_apply, local or off", setSyncCommit},
-	{KeyFsync, "on or off", setFsync},
-}
-
-// Keys returns the keys a SPEC may set, in the order profiles list them.
-func Keys() []string {
-	out := make([]string, len(keyDefs))
-	for i, k := range keyDefs {
-		out[i] = k.name
-	}
-	return out
-}
-
-func lookupKey(name string) (keyDef, bool) {
-	for _, k := range keyDefs {
-		if k.name == name {
-			return k, true
-		}
-	}
-	return keyDef{}, false
-}
-
 // nameRE is what a profile name may be: it becomes part of target names
 // (pg17@t3.micro) and of cgroup directory names.
 var nameRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]{0,39}$`)
@@ -136,16 +80,16 @@ func ParseSpec(spec string) (Profile, error) {
 
 // set reads one key's value into the profile.
 func (p *Profile) set(key, value string) error {
-	k, ok := lookupKey(key)
+	k, ok := LookupKey(key)
 	if !ok {
 		return unknownKey(key)
 	}
 	if value == "" {
-		return fmt.Errorf("%s: no value; %s takes %s", key, key, k.takes)
+		return fmt.Errorf("%s: no value; %s takes %s", key, key, k.Takes)
 	}
 	if err := k.set(p, value); err != nil {
 		if strings.HasPrefix(err.Error(), "not ") || strings.HasPrefix(err.Error(), "unknown ") {
-			return fmt.Errorf("%s=%s: %v; %s takes %s", key, value, err, key, k.takes)
+			return fmt.Errorf("%s=%s: %v; %s takes %s", key, value, err, key, k.Takes)
 		}
 		return fmt.Errorf("%s=%s: %v", key, value, err)
 	}

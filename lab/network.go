@@ -42,9 +42,9 @@ func (l *Lab) startNetwork(ctx context.Context, s Target, inst *pgserver.Instanc
 		}
 		l.note(s.Name, "%s standby %s, replicating through %s (synchronous_commit=%s); it runs outside the server's limits and writes to this machine's disk",
 			mode, sb.Name(), roundTripText(n.ReplicaRTT), commit)
-		enf = append(enf, enforced(env.KeyReplica, n.Replica.String(), "managed standby "+sb.Name()+", streaming replication", "managed standby"))
+		enf = append(enf, enforced(env.KeyReplica, n.Replica.String(), "managed standby "+sb.Name()+", streaming replication"))
 		if n.ReplicaRTT > 0 {
-			enf = append(enf, enforced(env.KeyReplicaRTT, env.FormatDuration(n.ReplicaRTT), "delay proxy on the replication connection"+proxySched(sb.Proxy()), "delay proxy"))
+			enf = append(enf, enforced(env.KeyReplicaRTT, env.FormatDuration(n.ReplicaRTT), "delay proxy on the replication connection"+proxySched(sb.Proxy())))
 		}
 	}
 	if n.SynchronousCommit != "" {
@@ -52,7 +52,7 @@ func (l *Lab) startNetwork(ctx context.Context, s Target, inst *pgserver.Instanc
 		if n.Replica == env.ReplicaSync {
 			how += ", its standby in synchronous_standby_names"
 		}
-		enf = append(enf, enforced(env.KeySynchronousCommit, n.SynchronousCommit, how, "server setting"))
+		enf = append(enf, enforced(env.KeySynchronousCommit, n.SynchronousCommit, how))
 	}
 	if n.Fsync != "" {
 		how := "fsync = " + n.Fsync + " on the server"
@@ -62,14 +62,14 @@ func (l *Lab) startNetwork(ctx context.Context, s Target, inst *pgserver.Instanc
 				how += ", a commit is durable on the standby only"
 			}
 		}
-		enf = append(enf, enforced(env.KeyFsync, n.Fsync, how, "server setting"))
+		enf = append(enf, enforced(env.KeyFsync, n.Fsync, how))
 	}
 	if n.RTT > 0 {
 		if err := t.AddRoundTrip(n.RTT); err != nil {
 			return err
 		}
 		l.note(s.Name, "its clients reach it through a delay proxy adding a %v round trip; each measured step first measures the round trip achieved (env_rtt_us)", n.RTT)
-		enf = append(enf, enforced(env.KeyRTT, env.FormatDuration(n.RTT), "delay proxy between the clients and the server"+proxySched(t.RoundTrip()), "delay proxy"))
+		enf = append(enf, enforced(env.KeyRTT, env.FormatDuration(n.RTT), "delay proxy between the clients and the server"+proxySched(t.RoundTrip())))
 	}
 	if e := t.Environment(); e != nil {
 		e.SetNetwork(enf)
@@ -77,8 +77,10 @@ func (l *Lab) startNetwork(ctx context.Context, s Target, inst *pgserver.Instanc
 	return nil
 }
 
-func enforced(key, value, how, mechanism string) env.Enforcement {
-	return env.Enforcement{Key: key, Value: value, Status: env.Enforced, How: how, Mechanism: mechanism}
+// enforced is a network key held for a run, how, by its key's mechanism.
+func enforced(key, value, how string) env.Enforcement {
+	k, _ := env.LookupKey(key)
+	return env.Enforcement{Key: key, Value: value, Status: env.Enforced, How: how, Mechanism: k.Mechanism}
 }
 
 // proxySched says how the proxy's thread is scheduled, when it is not

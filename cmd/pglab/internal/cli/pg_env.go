@@ -28,7 +28,7 @@ func pgStartProfile(specs, files []string) (*env.Profile, error) {
 				keys = append(keys, s.String())
 			}
 		}
-		return nil, badInput("--env %s: %s: a delay proxy and a standby live as long as a run of study or compare, not beside a server that outlives pglab; pg start takes the machine keys (cpus, memory, read, write, read_iops, write_iops)", ps[0].Name, strings.Join(keys, ", "))
+		return nil, badInput("--env %s: %s: a delay proxy and a standby live as long as a run of study or compare, not beside a server that outlives pglab; pg start takes the machine keys (%s)", ps[0].Name, strings.Join(keys, ", "), strings.Join(env.KeysOf(env.MachineKey), ", "))
 	}
 	return &ps[0], nil
 }
