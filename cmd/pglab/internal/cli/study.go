@@ -1,14 +1,11 @@
 package cli
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
-	"sort"
 	"strings"
 	"text/tabwriter"
 
-	"github.com/pglab/pglab/env"
 	"github.com/pglab/pglab/lab"
 	"github.com/pglab/pglab/report"
 	"github.com/pglab/pglab/results"
@@ -134,55 +131,6 @@ func writeTargetsLine(w io.Writer, targets []results.Target) {
 	}
 }
 
-// studyJSON is the document `pglab study --json` prints.
-type studyJSON struct {
-	RunID        string            `json:"run_id"`
-	Study        string            `json:"study"`
-	Status       string            `json:"status"`
-	Error        string            `json:"error,omitempty"`
-	Params       map[string]string `json:"params"`
-	Reps         int               `json:"reps"`
-	Targets      []targetJSON      `json:"targets"`
-	Measurements []measurementJSON `json:"measurements"`
-	Notes        []noteJSON        `json:"notes,omitempty"`
-}
-
-type targetJSON struct {
-	Name             string `json:"name"`
-	ServerVersion    string `json:"server_version"`
-	ServerVersionNum int    `json:"server_version_num"`
-	DataChecksums    bool   `json:"data_checksums"`
-	Conn             string `json:"conn"`
-	// Env is the environment the server ran in (--env): the profile and
-	// what became of each limit.
-	Env *env.Record `json:"env,omitempty"`
-}
-
-type measurementJSON struct {
-	Target        string            `json:"target"`
-	ServerVersion string            `json:"server_version"`
-	Study         string            `json:"study"`
-	Case          map[string]string `json:"case"`
-	Rep           int               `json:"rep"`
-	Metric        string            `json:"metric"`
-	Value         float64           `json:"value"`
-	Unit          string            `json:"unit"`
-	Exact         bool              `json:"exact,omitempty"`
-	Direction     string            `json:"direction,omitempty"`
-}
-
-// noteJSON is a note as reports key their footnotes: by study, case
-// (its labels) and target, and the metric it explains, if one.
-type noteJSON struct {
-	Study   string            `json:"study"`
-	Target  string            `json:"target"`
-	Case    map[string]string `json:"case"`
-	Rep     int               `json:"rep,omitempty"`
-	Metric  string            `json:"metric,omitempty"`
-	Text    string            `json:"text"`
-	Outcome bool              `json:"outcome,omitempty"`
-}
-
 // writeStudyText prints a study's outcome: what ran where, the set-up
 // notes, then each case's primary metrics (every metric with details).
 func writeStudyText(w io.Writer, res *lab.Result, store string, details bool) error {
@@ -196,44 +144,19 @@ func writeStudyText(w io.Writer, res *lab.Result, store string, details bool) er
 	return report.WriteTextOpts(w, res.Dataset(), report.Options{Brief: !details})
 }
 
+// writeStudyJSON prints the study's outcome as one JSON document
+// (report.WriteStudyJSON), the set-up notes first; runErr is the study's
+// error, if it failed.
 func writeStudyJSON(w io.Writer, res *lab.Result, runErr error) error {
-	runID, targets, out, setup := res.RunID, res.Targets, res.Outcomes[0], res.Notes
-	doc := studyJSON{RunID: runID, Study: out.Study, Status: "done", Params: out.Params.Text(), Reps: out.Reps}
+	ds := res.Dataset()
+	ds.Run = results.RunRecord{RunInfo: results.RunInfo{ID: res.RunID}, Status: results.StatusDone}
 	if runErr != nil {
-		doc.Status = "failed"
-		doc.Error = results.RedactText(runErr.Error())
+		ds.Run.Status, ds.Run.Error = results.StatusFailed, results.RedactText(runErr.Error())
 	}
-	versions := map[string]string{}
-	for _, t := range targets {
-		jt := targetJSON{Name: t.Name, ServerVersion: t.ServerVersion, ServerVersionNum: t.ServerVersionNum, DataChecksums: t.DataChecksums, Conn: t.Conn}
-		if r, ok := env.RecordOf(t.Extra); ok {
-			jt.Env = &r
-		}
-		doc.Targets = append(doc.Targets, jt)
-		versions[t.Name] = t.ServerVersion
+	var setup []report.Note
+	for _, n := range res.Notes {
+		setup = append(setup, report.Note{Study: res.Outcomes[0].Study, Target: n.Target, Text: n.Text})
 	}
-	ms := append([]results.Measurement(nil), out.Measurements...)
-	sort.SliceStable(ms, func(i, j int) bool { return ms[i].Rep < ms[j].Rep })
-	for _, m := range ms {
-		doc.Measurements = append(doc.Measurements, measurementJSON{
-			Target: m.Target, ServerVersion: versions[m.Target], Study: m.Study, Case: m.Case, Rep: m.Rep,
-			Metric: m.Metric, Value: m.Value, Unit: m.Unit, Exact: m.Exact, Direction: string(m.Direction),
-		})
-	}
-	for _, n := range setup {
-		doc.Notes = append(doc.Notes, noteJSON{Study: out.Study, Target: n.Target, Case: map[string]string{}, Text: n.Text})
-	}
-	for _, n := range out.Notes {
-		doc.Notes = append(doc.Notes, noteJSON{Study: out.Study, Target: n.Target, Case: nonNilLabels(n.Case.Labels), Rep: n.Rep, Metric: n.Metric, Text: n.Text, Outcome: n.Outcome})
-	}
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	return enc.Encode(doc)
-}
-
-func nonNilLabels(m map[string]string) map[string]string {
-	if m == nil {
-		return map[string]string{}
-	}
-	return m
+	ds.Notes = append(setup, ds.Notes...)
+	return report.WriteStudyJSON(w, ds)
 }
