@@ -1,15 +1,11 @@
 package cli
 
 import (
-	"context"
-	"errors"
 	"fmt"
 	"log"
 	"net"
-	"net/http"
 	"os"
 	"strings"
-	"time"
 
 	"github.com/pglab/pglab/cmd/pglab/internal/serve"
 	"github.com/pglab/pglab/internal/buildinfo"
@@ -18,10 +14,6 @@ import (
 )
 
 func init() { register(32, newServeCmd) }
-
-// minTokenLen is the shortest --token accepted: a token is all that stands
-// between the network and the runs.
-const minTokenLen = 16
 
 func newServeCmd(env *Env) *cobra.Command {
 	var addr, store, token string
@@ -63,7 +55,7 @@ that name it (Host: localhost, 127.0.0.1 or ::1). Any other address needs --toke
 			if !cmd.Flags().Changed("token") {
 				token = os.Getenv("PGLAB_SERVE_TOKEN")
 			}
-			host, loopback, err := checkServeAddr(addr, token)
+			host, loopback, err := serve.CheckAddr(addr, token)
 			if err != nil {
 				return err
 			}
@@ -84,12 +76,12 @@ that name it (Host: localhost, 127.0.0.1 or ::1). Any other address needs --toke
 			if err != nil {
 				return badInput("listen on %s: %v", addr, err)
 			}
-			u := serveURL(ln.Addr(), host, loopback)
+			u := serve.URL(ln.Addr(), host, loopback)
 			if token != "" {
 				u += " (open " + u + "?token=<your token> once: a cookie keeps it)"
 			}
 			fmt.Fprintf(env.Stdout, "pglab serve: %s; store %s, read-only; Ctrl-C stops it\n", u, st.Location())
-			return runServer(env.Ctx, ln, h, opts.Log)
+			return serve.Run(env.Ctx, ln, h, opts.Log)
 		},
 	}
 	f := cmd.Flags()
@@ -97,80 +89,4 @@ that name it (Host: localhost, 127.0.0.1 or ::1). Any other address needs --toke
 	f.StringVar(&store, "store", "", "results store: an SQLite file path or a postgres:// DSN (default "+defaultStoreText()+")")
 	f.StringVar(&token, "token", "", "a secret every request must carry (default $PGLAB_SERVE_TOKEN); needed for any address but loopback")
 	return cmd
-}
-
-// checkServeAddr checks --addr and --token: it returns the host to
-// listen on and whether it is a loopback address.
-func checkServeAddr(addr, token string) (string, bool, error) {
-	host, port, err := net.SplitHostPort(addr)
-	if err != nil || port == "" {
-		return "", false, badInput("--addr %s: want HOST:PORT, e.g. 127.0.0.1:8080", addr)
-	}
-	loopback := host == "localhost"
-	if ip := net.ParseIP(host); ip != nil {
-		loopback = ip.IsLoopback()
-	}
-	if !loopback && token == "" {
-		where := host
-		if where == "" {
-			where = "every address"
-		}
-		return "", false, badInput("--addr %s would serve the runs beyond this machine (%s): give --token (every request must then carry it), or listen on 127.0.0.1", addr, where)
-	}
-	if token != "" && len(token) < minTokenLen {
-		return "", false, badInput("--token is too short: use at least %d characters, e.g. $(openssl rand -hex 16)", minTokenLen)
-	}
-	return host, loopback, nil
-}
-
-// serveURL is the address to open in a browser. The token is not
-// printed: the user has it.
-func serveURL(a net.Addr, host string, loopback bool) string {
-	_, port, _ := net.SplitHostPort(a.String())
-	name := host
-	switch {
-	case loopback && name != "localhost":
-		name = "127.0.0.1"
-		if ip := net.ParseIP(host); ip != nil && ip.To4() == nil {
-			name = "[::1]"
-		}
-	case name == "" || name == "0.0.0.0" || name == "::":
-		if hn, err := os.Hostname(); err == nil {
-			name = hn
-		}
-	case strings.Contains(name, ":"):
-		name = "[" + name + "]"
-	}
-	return "http://" + name + ":" + port + "/"
-}
-
-// runServer serves on ln until ctx is cancelled, then shuts down within
-// a few seconds.
-func runServer(ctx context.Context, ln net.Listener, h http.Handler, logger *log.Logger) error {
-	srv := &http.Server{
-		Handler:           h,
-		ReadHeaderTimeout: 10 * time.Second,
-		ReadTimeout:       30 * time.Second,
-		WriteTimeout:      5 * time.Minute,
-		IdleTimeout:       2 * time.Minute,
-		ErrorLog:          logger,
-		BaseContext:       func(net.Listener) context.Context { return ctx },
-	}
-	done := make(chan error, 1)
-	go func() { done <- srv.Serve(ln) }()
-	select {
-	case err := <-done:
-		if errors.Is(err, http.ErrServerClosed) {
-			return nil
-		}
-		return fmt.Errorf("serve: %w", err)
-	case <-ctx.Done():
-	}
-	sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	if err := srv.Shutdown(sctx); err != nil {
-		srv.Close()
-	}
-	<-done
-	return nil
 }
