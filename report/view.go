@@ -107,6 +107,9 @@ type studyView struct {
 // leftOut says what a brief view leaves out of the study, or "".
 func (sv *studyView) leftOut() string {
 	var parts []string
+	if n := sv.twinRows(); n > 0 {
+		parts = append(parts, plural(n, "row")+" of figures derived from the same step (their outcome is the step's)")
+	}
 	if sv.Omitted > 0 {
 		parts = append(parts, plural(sv.Omitted, "row")+" of further metrics")
 	}
@@ -140,6 +143,9 @@ type metricTable struct {
 	Head   string
 	Unit   string
 	Rows   []*row
+	// Twin is the primary metric this table's metric repeats (a
+	// throughput of the same timed step): a brief view leaves it out.
+	Twin string
 }
 
 // row is one line of a metric table.
@@ -389,7 +395,7 @@ func buildStudy(d *Dataset, sg StudyGroup, res map[string]map[string]*compare.Re
 		sv.buildMatrix(d)
 	} else {
 		for _, ms := range p.Primary {
-			t := &metricTable{Metric: ms.Metric, Head: ms.Head}
+			t := &metricTable{Metric: ms.Metric, Head: ms.Head, Twin: ms.Twin}
 			for _, c := range sv.Cases {
 				res := sv.res[c.Key][ms.Metric]
 				if res == nil {
@@ -853,7 +859,7 @@ func (sv *studyView) headlines() []headlineRow {
 		}
 		return append(out, h)
 	}
-	for _, t := range sv.Tables {
+	for _, t := range sv.briefTables() {
 		out = append(out, sv.headline(t))
 	}
 	return out
@@ -1092,7 +1098,7 @@ func indexOf(list []string, s string) int {
 func (sv *studyView) primaryByCase() *metricTable {
 	out := &metricTable{Head: "Primary metrics"}
 	for _, c := range sv.Cases {
-		for _, t := range sv.Tables {
+		for _, t := range sv.briefTables() {
 			for _, r := range t.Rows {
 				if r.Case.Key == c.Key {
 					rr := *r
@@ -1103,6 +1109,33 @@ func (sv *studyView) primaryByCase() *metricTable {
 		}
 	}
 	return out
+}
+
+// briefTables are the primary tables a brief view shows: all but the
+// twins (a throughput of the same timed step, whose outcome is its
+// twin's).
+func (sv *studyView) briefTables() []*metricTable {
+	if !sv.brief {
+		return sv.Tables
+	}
+	var out []*metricTable
+	for _, t := range sv.Tables {
+		if t.Twin == "" {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// twinRows counts the rows a brief view leaves out as twins.
+func (sv *studyView) twinRows() int {
+	n := 0
+	for _, t := range sv.Tables {
+		if sv.brief && t.Twin != "" {
+			n += len(t.Rows)
+		}
+	}
+	return n
 }
 
 // lowerFirst lowers a heading's first letter for use inside a sentence,
