@@ -127,6 +127,21 @@ type Record struct {
 	Disk   string        `json:"disk,omitempty"`
 }
 
+// Lines describes the environment for a terminal: the profile and its
+// origin ("environment t3.micro (built-in)", with ", no limits" when it
+// sets none), then one line per limit and what became of it.
+func (r Record) Lines() []string {
+	head := fmt.Sprintf("environment %s (%s)", r.Name, r.Origin)
+	if len(r.Limits) == 0 {
+		head += ", no limits"
+	}
+	out := []string{head}
+	for _, l := range r.Limits {
+		out = append(out, l.String())
+	}
+	return out
+}
+
 // LimitRecord is one limit and what became of it.
 type LimitRecord struct {
 	Key    string `json:"key"`

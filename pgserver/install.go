@@ -418,3 +418,20 @@ func lastLines(s string, n int) string {
 	}
 	return strings.Join(lines, " / ")
 }
+
+// NewestPerMajor returns the newest release of each major version among
+// rels, newest major first.
+func NewestPerMajor(rels []Release) []Version {
+	newest := map[int]Version{}
+	for _, r := range rels {
+		if v, ok := newest[r.Version.Major]; !ok || v.Less(r.Version) {
+			newest[r.Version.Major] = r.Version
+		}
+	}
+	out := make([]Version, 0, len(newest))
+	for _, v := range newest {
+		out = append(out, v)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Major > out[j].Major })
+	return out
+}

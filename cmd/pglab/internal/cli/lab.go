@@ -177,12 +177,7 @@ func writeEnvLines(w io.Writer, t results.Target) {
 	if !ok {
 		return
 	}
-	limits := ""
-	if len(r.Limits) == 0 {
-		limits = ", no limits"
-	}
-	fmt.Fprintf(w, "    environment %s (%s)%s\n", r.Name, r.Origin, limits)
-	for _, l := range r.Limits {
-		fmt.Fprintf(w, "      %s\n", l)
+	for i, l := range r.Lines() {
+		fmt.Fprintf(w, "%s%s\n", strings.Repeat("  ", 2+min(i, 1)), l)
 	}
 }

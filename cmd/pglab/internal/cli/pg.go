@@ -4,11 +4,11 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"sort"
 	"strings"
 	"text/tabwriter"
 	"time"
 
+	envpkg "github.com/pglab/pglab/env"
 	"github.com/pglab/pglab/pgserver"
 	"github.com/spf13/cobra"
 )
@@ -114,20 +114,9 @@ func newPgListCmd(env *Env) *cobra.Command {
 				fmt.Fprintf(env.Stdout, "\nInstallable: unknown (%v)\n", err)
 				return nil
 			}
-			newest := map[int]pgserver.Version{}
-			for _, r := range rels {
-				if v, ok := newest[r.Version.Major]; !ok || v.Less(r.Version) {
-					newest[r.Version.Major] = r.Version
-				}
-			}
-			majors := make([]int, 0, len(newest))
-			for m := range newest {
-				majors = append(majors, m)
-			}
-			sort.Sort(sort.Reverse(sort.IntSlice(majors)))
-			parts := make([]string, len(majors))
-			for k, m := range majors {
-				parts[k] = newest[m].String()
+			var parts []string
+			for _, v := range pgserver.NewestPerMajor(rels) {
+				parts = append(parts, v.String())
 			}
 			fmt.Fprintf(env.Stdout, "\nInstallable with 'pglab pg install' (%s, newest of each major): %s\n", pgserver.NPMPackage(), strings.Join(parts, ", "))
 			return nil
@@ -262,9 +251,17 @@ with 'pglab pg stop NAME'. Missing versions are installed first.`,
 				StartTimeout: timeout,
 				Progress:     env.progress(),
 			}
-			e, err := env.namedEnvironment(profile, name, unenforced)
-			if err != nil {
-				return err
+			var e *envpkg.Environment
+			if profile != nil {
+				var lines []string
+				if e, lines, err = envpkg.NewForInstance(*profile, name, pgserver.StateDir(), unenforced); err != nil {
+					return err
+				}
+				if p := env.progress(); p != nil {
+					for _, l := range lines {
+						p(l)
+					}
+				}
 			}
 			if e != nil && e.Placer() != nil {
 				opts.Placer = e.Placer()
@@ -274,7 +271,7 @@ with 'pglab pg stop NAME'. Missing versions are installed first.`,
 				e.Close()
 				return err
 			}
-			if err := keepNamedEnvironment(inst, e); err != nil {
+			if err := envpkg.Keep(inst.Dir(), e); err != nil {
 				inst.Stop(context.WithoutCancel(env.Ctx))
 				e.Close()
 				return err
@@ -332,7 +329,7 @@ func newPgStopCmd(env *Env) *cobra.Command {
 				was := inst.Running()
 				err := inst.Stop(ctx)
 				if err == nil {
-					err = closeNamedEnvironment(inst)
+					err = envpkg.CloseSaved(inst.Dir())
 				}
 				if err == nil && remove {
 					err = inst.Destroy(ctx)
@@ -380,7 +377,7 @@ func newPgStatusCmd(env *Env) *cobra.Command {
 				if inst.Running() {
 					state, pid = "running", fmt.Sprint(inst.PID())
 				}
-				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", inst.Name(), inst.Version(), state, pid, namedEnvName(inst), inst.RedactedDSN(), inst.Dir())
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", inst.Name(), inst.Version(), state, pid, envpkg.SavedName(inst.Dir()), inst.RedactedDSN(), inst.Dir())
 			}
 			return tw.Flush()
 		},
