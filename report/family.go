@@ -223,7 +223,7 @@ func (d *Dataset) Regressions() ([]string, error) {
 				for _, c := range res.Changes {
 					if c.Called && (c.Verdict == compare.Worse) {
 						out = append(out, fmt.Sprintf("%s · %s · %s: %s vs %s %s",
-							sv.Name, cv.Name, metricTitle(metric), c.Target, c.Baseline, c.OutcomeText()))
+							sv.Name, cv.Name, sv.metricHead(metric), c.Target, c.Baseline, c.OutcomeText()))
 					}
 				}
 			}
@@ -306,4 +306,15 @@ func hasMetric(cg CaseGroup, metric string) bool {
 		}
 	}
 	return false
+}
+
+// metricHead names a metric of the study as its headline table does
+// ("VACUUM time"), else as the further metrics do.
+func (sv *studyView) metricHead(metric string) string {
+	for _, t := range sv.Tables {
+		if t.Metric == metric {
+			return t.Head
+		}
+	}
+	return metricTitle(metric)
 }

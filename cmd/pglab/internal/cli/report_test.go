@@ -299,8 +299,8 @@ func TestReportFailOnRegression(t *testing.T) {
 		t.Fatalf("regressions: exit %d, want 3\n%s", r.code, r.stderr)
 	}
 	for _, want := range []string{
-		"pglab: regression: vacuum · 95 % updated, with index · time: pg16 vs bbbb/pg17 6.1× slower (p=0.002 q=0.002 n=6)\n",
-		"pglab: regression: vacuum · 95 % updated, with index · time: aaaa/pg17 vs bbbb/pg17 +6.8 %, slower (p=0.002 q=0.002 n=6)\n",
+		"pglab: regression: vacuum · 95 % updated, with index · VACUUM time: pg16 vs bbbb/pg17 6.1× slower (p=0.002 q=0.002 n=6)\n",
+		"pglab: regression: vacuum · 95 % updated, with index · VACUUM time: aaaa/pg17 vs bbbb/pg17 +6.8 %, slower (p=0.002 q=0.002 n=6)\n",
 		"pglab: 2 called regressions (--fail-on regression)\n",
 	} {
 		if !strings.Contains(r.stderr, want) {
