@@ -169,10 +169,10 @@ func measureClones(src string, tries int) error {
 		{"copy_file_range, 1 worker", dataset.CloneOptions{Method: dataset.CopyFileRange, Workers: 1}},
 		{"copy_file_range, 2 workers", dataset.CloneOptions{Method: dataset.CopyFileRange, Workers: 2}},
 		{"copy_file_range, 4 workers", dataset.CloneOptions{Method: dataset.CopyFileRange, Workers: 4}},
-		{"copy_file_range, 2 workers, synced", dataset.CloneOptions{Method: dataset.CopyFileRange, Workers: 2, Sync: true}},
+		{"copy_file_range, 4 workers, written out", dataset.CloneOptions{Method: dataset.CopyFileRange, Workers: 4, Sync: true}},
 		{"plain copy, 1 worker", dataset.CloneOptions{Method: dataset.PlainCopy, Workers: 1}},
-		{"plain copy, 2 workers", dataset.CloneOptions{Method: dataset.PlainCopy, Workers: 2}},
-		{"plain copy, 2 workers, synced", dataset.CloneOptions{Method: dataset.PlainCopy, Workers: 2, Sync: true}},
+		{"plain copy, 4 workers", dataset.CloneOptions{Method: dataset.PlainCopy, Workers: 4}},
+		{"plain copy, 4 workers, written out", dataset.CloneOptions{Method: dataset.PlainCopy, Workers: 4, Sync: true}},
 	}
 	for _, v := range variants {
 		var took []time.Duration
@@ -183,7 +183,7 @@ func measureClones(src string, tries int) error {
 			t0 := time.Now()
 			st, err := dataset.Clone(src, dst, v.opts)
 			if err != nil {
-				fmt.Printf("  %-40s failed: %v\n", v.name, err)
+				fmt.Printf("  %-42s failed: %v\n", v.name, err)
 				break
 			}
 			rm := time.Now()
@@ -215,6 +215,6 @@ func exec(name string) error {
 func report(what string, bytes int64, took []time.Duration) {
 	slices.Sort(took)
 	med := took[len(took)/2]
-	fmt.Printf("  %-40s %7.0f MB  median %6.2f s  (min %.2f, max %.2f)  %6.0f MB/s\n", what, float64(bytes)/1e6,
+	fmt.Printf("  %-42s %7.0f MB  median %6.2f s  (min %.2f, max %.2f)  %6.0f MB/s\n", what, float64(bytes)/1e6,
 		med.Seconds(), took[0].Seconds(), took[len(took)-1].Seconds(), float64(bytes)/1e6/med.Seconds())
 }
