@@ -89,8 +89,8 @@ func (e *Entry) Release() {
 type Acquired struct {
 	// Built is true when this call built the entry (a cache miss).
 	Built bool
-	// Build is the time building it; Waited the time blocked while
-	// another process built or removed it.
+	// Build is the time building it; Waited the time spent waiting while
+	// another process built, used (for a rebuild) or removed it.
 	Build, Waited time.Duration
 }
 
@@ -113,12 +113,10 @@ type BuildFunc func(ctx context.Context, dir string) error
 func (c *Cache) Acquire(ctx context.Context, key Key, build BuildFunc) (*Entry, Acquired, error) {
 	id := key.ID()
 	path := c.lockPath(id)
-	start := time.Now()
 	var got Acquired
 	for {
 		e, done, err := c.tryUse(id, key, path)
 		if err != nil || done {
-			got.Waited = time.Since(start) - got.Build
 			return e, got, err
 		}
 		if got.Built {
@@ -136,11 +134,13 @@ func (c *Cache) Acquire(ctx context.Context, key Key, build BuildFunc) (*Entry, 
 			}
 			continue
 		}
+		t0 := time.Now()
 		select {
 		case <-ctx.Done():
 			return nil, got, fmt.Errorf("wait for dataset %s: %w", key, ctx.Err())
 		case <-time.After(lockPoll):
 		}
+		got.Waited += time.Since(t0)
 	}
 }
 
