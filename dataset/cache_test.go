@@ -132,9 +132,10 @@ func helper(t *testing.T, cache string, rows int, extra ...string) *exec.Cmd {
 }
 
 type helperOut struct {
-	Built   bool      `json:"built"`
-	ID      string    `json:"id"`
-	Created time.Time `json:"created"`
+	Built    bool      `json:"built"`
+	ID       string    `json:"id"`
+	Created  time.Time `json:"created"`
+	WaitedMS int64     `json:"waited_ms"`
 }
 
 // TestTwoProcessesBuildOneEntry starts two processes acquiring the same
@@ -165,6 +166,11 @@ func TestTwoProcessesBuildOneEntry(t *testing.T) {
 	}
 	if got[0].Built == got[1].Built {
 		t.Errorf("built: %v and %v, want exactly one build", got[0].Built, got[1].Built)
+	}
+	for _, h := range got {
+		if !h.Built && h.WaitedMS <= 0 {
+			t.Errorf("the process that did not build says it waited %d ms", h.WaitedMS)
+		}
 	}
 	if got[0].ID != got[1].ID || !got[0].Created.Equal(got[1].Created) {
 		t.Errorf("the processes used different entries: %+v, %+v", got[0], got[1])
