@@ -17,7 +17,7 @@ func init() { register(1, newCompareCmd) }
 
 // compareFlags are compare's flags, as typed.
 type compareFlags struct {
-	targets targetFlags
+	targets lab.Args
 	studies string
 	params  []string
 	configs []string
@@ -64,7 +64,7 @@ Study parameters: --param study.name=value (e.g. --param vacuum.rows=1000000), o
 		},
 	}
 	f := cmd.Flags()
-	c.targets.register(f)
+	registerTargetFlags(f, &c.targets)
 	f.StringVar(&c.studies, "studies", "all", "studies to run: all, or a comma-separated list ("+strings.Join(study.Names(), ", ")+")")
 	f.IntVar(&c.reps, "reps", 0, "repetitions per case and target (default: each study's)")
 	f.BoolVar(&c.quick, "quick", false, "every study's quick parameter values: the whole comparison in minutes")
@@ -96,7 +96,7 @@ func (c *compareFlags) spec() (*lab.Spec, error) {
 		return nil, err
 	}
 	spec := &lab.Spec{Studies: runs, Reps: c.reps, Quick: c.quick, Alpha: c.alpha, AA: c.aa, OrderSeed: c.orderSeed, Out: c.out}
-	if err := c.targets.fill(spec); err != nil {
+	if err := c.targets.Fill(spec); err != nil {
 		return nil, err
 	}
 	if err := c.verdict.fill(spec); err != nil {

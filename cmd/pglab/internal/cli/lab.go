@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 
 	"github.com/pglab/pglab/dataset"
@@ -15,43 +14,22 @@ import (
 	"github.com/spf13/pflag"
 )
 
-// targetFlags are the flags that choose servers and how to treat them,
-// shared by study, compare and plan; fill turns them into a lab.Spec.
-type targetFlags struct {
-	versions  string
-	targets   []string
-	sets      []string
-	checksums string
-	store     string
-	noInstall bool
-	force     bool
-	// workers run the pgbench workloads (tps, tune) from several
-	// machines: a coordinator on listen for that many pglab workers.
-	workers       int
-	listen, token string
-	// envs are the --env SPECs, resolved against the built-in profiles,
-	// the user's profiles file and the --env-file files.
-	envs       []string
-	envFiles   []string
-	unenforced bool
-	// cacheLimit is --cache-limit: the dataset cache's size limit.
-	cacheLimit string
-}
-
-func (f *targetFlags) register(fs *pflag.FlagSet) {
-	fs.StringVar(&f.versions, "versions", "", "PostgreSQL versions to start as managed servers, e.g. 16,17 (installed when missing)")
-	fs.StringArrayVar(&f.targets, "target", nil, "a server to use: NAME=DSN (yours), or the NAME of an instance from 'pglab pg start' (repeatable)")
-	fs.StringArrayVar(&f.sets, "set", nil, "server setting name=value for managed servers (repeatable)")
-	fs.StringVar(&f.checksums, "checksums", "off", "data checksums of managed servers: on or off (the same for every version)")
-	fs.StringVar(&f.store, "store", "", "results store: an SQLite file path or a postgres:// DSN (default "+defaultStoreText()+")")
-	fs.BoolVar(&f.noInstall, "no-install", false, "fail instead of installing missing PostgreSQL versions")
-	fs.BoolVar(&f.force, "force", false, "use a schema named pglab on a user's server even if pglab did not create it")
-	registerEnvFlags(fs, &f.envs, &f.envFiles, true)
-	fs.BoolVar(&f.unenforced, "env-unenforced", false, "run even when no limit of an --env profile can be enforced on this machine (no cgroup access): the servers then run without them, and the report says so")
-	fs.StringVar(&f.cacheLimit, "cache-limit", "", "size limit of the dataset cache kept between runs, e.g. 40GB (least recently used datasets are removed beyond it); 0 builds every dataset in place without the cache (default $"+dataset.LimitEnv+" or 40GB)")
-	fs.IntVar(&f.workers, "workers", 0, "run the pgbench workloads (tps, tune) on N pglab workers (pglab worker --join, see pglab bench --listen)")
-	fs.StringVar(&f.listen, "listen", "", "with --workers: the coordinator's address, host:port")
-	fs.StringVar(&f.token, "token", "", "with --workers: the workers' secret (default $PGLAB_TOKEN; required unless --listen is a loopback address)")
+// registerTargetFlags binds the flags that choose servers and how to treat
+// them, shared by study and compare, to a.
+func registerTargetFlags(fs *pflag.FlagSet, a *lab.Args) {
+	fs.StringVar(&a.Versions, "versions", "", "PostgreSQL versions to start as managed servers, e.g. 16,17 (installed when missing)")
+	fs.StringArrayVar(&a.Targets, "target", nil, "a server to use: NAME=DSN (yours), or the NAME of an instance from 'pglab pg start' (repeatable)")
+	fs.StringArrayVar(&a.Sets, "set", nil, "server setting name=value for managed servers (repeatable)")
+	fs.StringVar(&a.Checksums, "checksums", "off", "data checksums of managed servers: on or off (the same for every version)")
+	fs.StringVar(&a.Store, "store", "", "results store: an SQLite file path or a postgres:// DSN (default "+defaultStoreText()+")")
+	fs.BoolVar(&a.NoInstall, "no-install", false, "fail instead of installing missing PostgreSQL versions")
+	fs.BoolVar(&a.Force, "force", false, "use a schema named pglab on a user's server even if pglab did not create it")
+	registerEnvFlags(fs, &a.Envs, &a.EnvFiles, true)
+	fs.BoolVar(&a.Unenforced, "env-unenforced", false, "run even when no limit of an --env profile can be enforced on this machine (no cgroup access): the servers then run without them, and the report says so")
+	fs.StringVar(&a.CacheLimit, "cache-limit", "", "size limit of the dataset cache kept between runs, e.g. 40GB (least recently used datasets are removed beyond it); 0 builds every dataset in place without the cache (default $"+dataset.LimitEnv+" or 40GB)")
+	fs.IntVar(&a.Workers, "workers", 0, "run the pgbench workloads (tps, tune) on N pglab workers (pglab worker --join, see pglab bench --listen)")
+	fs.StringVar(&a.Listen, "listen", "", "with --workers: the coordinator's address, host:port")
+	fs.StringVar(&a.Token, "token", "", "with --workers: the workers' secret (default $PGLAB_TOKEN; required unless --listen is a loopback address)")
 }
 
 func defaultStoreText() string {
@@ -60,64 +38,6 @@ func defaultStoreText() string {
 		return "$XDG_DATA_HOME/pglab/results.db"
 	}
 	return p
-}
-
-// fill parses the target flags into spec, without touching any server or
-// file.
-func (f *targetFlags) fill(spec *lab.Spec) error {
-	var err error
-	switch {
-	case f.workers < 0:
-		return badInput("--workers must be 1 or more: got %d", f.workers)
-	case f.workers > 0 && f.listen == "":
-		return badInput("--workers needs --listen HOST:PORT (where the workers join)")
-	case f.workers == 0 && (f.listen != "" || f.token != ""):
-		return badInput("--listen and --token belong to --workers N")
-	}
-	spec.Workers = lab.Workers{N: f.workers, Listen: f.listen, Token: f.token}
-	if spec.Workers.Token == "" {
-		spec.Workers.Token = os.Getenv("PGLAB_TOKEN")
-	}
-	if spec.Settings, err = pgserver.ParseSettings(f.sets); err != nil {
-		return badInput("%v", err)
-	}
-	if spec.Checksums, err = parseChecksums(f.checksums); err != nil {
-		return err
-	}
-	spec.Store, spec.NoInstall, spec.Force, spec.Unenforced = f.store, f.noInstall, f.force, f.unenforced
-	if f.cacheLimit != "" {
-		n, err := dataset.ParseSize(f.cacheLimit)
-		if err != nil {
-			return badInput("--cache-limit: %v", err)
-		}
-		spec.CacheLimit = n
-		if n == 0 {
-			spec.CacheLimit = -1
-		}
-	}
-	if spec.Envs, err = lab.ResolveEnvs(f.envs, f.envFiles); err != nil {
-		return err
-	}
-	if f.versions != "" {
-		for _, v := range strings.Split(f.versions, ",") {
-			vs, err := pgserver.ParseVersionSpec(v)
-			if err != nil {
-				return badInput("--versions: %v", err)
-			}
-			spec.Versions = append(spec.Versions, vs)
-		}
-	}
-	for _, text := range f.targets {
-		t, err := pgserver.ParseTarget(text)
-		if err != nil {
-			return err
-		}
-		if t.Label == "" {
-			return badInput("--target %s: name the server, NAME=DSN (the report's column)", results.RedactDSN(text))
-		}
-		spec.Servers = append(spec.Servers, lab.Server{Name: t.Label, DSN: t.DSN})
-	}
-	return nil
 }
 
 // runLab runs a comparison with the command's progress display (see

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	envpkg "github.com/pglab/pglab/env"
+	"github.com/pglab/pglab/lab"
 	"github.com/pglab/pglab/pgserver"
 	"github.com/spf13/cobra"
 )
@@ -187,16 +188,6 @@ func (env *Env) resolveBinaries(ctx context.Context, version string, noInstall b
 	return b, nil
 }
 
-func parseChecksums(s string) (bool, error) {
-	switch strings.ToLower(s) {
-	case "on", "true", "yes", "1":
-		return true, nil
-	case "off", "false", "no", "0", "":
-		return false, nil
-	}
-	return false, badInput("--checksums must be on or off: got %q", s)
-}
-
 func newPgStartCmd(env *Env) *cobra.Command {
 	var version, name, checksums string
 	var sets, envs, envFiles []string
@@ -221,7 +212,7 @@ with 'pglab pg stop NAME'. Missing versions are installed first.`,
 			if err != nil {
 				return badInput("%v", err)
 			}
-			cs, err := parseChecksums(checksums)
+			cs, err := lab.ParseChecksums(checksums)
 			if err != nil {
 				return err
 			}

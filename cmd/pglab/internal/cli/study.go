@@ -16,7 +16,7 @@ import (
 func init() { register(20, newStudyCmd) }
 
 func newStudyCmd(env *Env) *cobra.Command {
-	var tf targetFlags
+	var tf lab.Args
 	var reps int
 	var quick, asJSON, details bool
 	var params []string
@@ -50,7 +50,7 @@ Studies:
 				return err
 			}
 			spec := &lab.Spec{Reps: reps, Quick: quick, Studies: []lab.StudyRun{run}}
-			if err := tf.fill(spec); err != nil {
+			if err := tf.Fill(spec); err != nil {
 				return err
 			}
 			res, err := env.runLab(spec, results.KindStudy)
@@ -74,7 +74,7 @@ Studies:
 		},
 	}
 	f := cmd.Flags()
-	tf.register(f)
+	registerTargetFlags(f, &tf)
 	f.IntVar(&reps, "reps", 0, "repetitions per case and target (default: the study's)")
 	f.BoolVar(&quick, "quick", false, "the study's quick parameter values: a short run")
 	f.StringArrayVar(&params, "param", nil, "study parameter name=value (repeatable; see 'pglab study list')")

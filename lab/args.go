@@ -1,0 +1,116 @@
+package lab
+
+import (
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/pglab/pglab/dataset"
+	"github.com/pglab/pglab/pgserver"
+	"github.com/pglab/pglab/results"
+)
+
+// Args are a comparison's servers and how to treat them as a command line
+// gives them, in text (the flags of study and compare bind to them); Fill
+// reads them into a Spec.
+type Args struct {
+	// Versions is --versions: a comma-separated list.
+	Versions string
+	// Targets are --target NAME=DSN or NAME (an instance of 'pglab pg
+	// start').
+	Targets []string
+	// Sets are --set name=value, for every managed server.
+	Sets []string
+	// Checksums is --checksums: on or off.
+	Checksums string
+	// Store, NoInstall, Force and Unenforced are the Spec's fields.
+	Store                        string
+	NoInstall, Force, Unenforced bool
+	// Workers, Listen and Token are --workers N, --listen and --token
+	// (default $PGLAB_TOKEN).
+	Workers       int
+	Listen, Token string
+	// Envs are --env SPECs, resolved against the profiles (built-in, the
+	// user's file, EnvFiles).
+	Envs, EnvFiles []string
+	// CacheLimit is --cache-limit, a size ("0": no cache).
+	CacheLimit string
+}
+
+// Fill reads the arguments into spec, without touching any server; the
+// environments' profiles files are read.
+func (a Args) Fill(spec *Spec) error {
+	if err := a.fillWorkers(spec); err != nil {
+		return err
+	}
+	var err error
+	if spec.Settings, err = pgserver.ParseSettings(a.Sets); err != nil {
+		return &InputError{Field: FieldSettings, Err: err}
+	}
+	if spec.Checksums, err = ParseChecksums(a.Checksums); err != nil {
+		return err
+	}
+	spec.Store, spec.NoInstall, spec.Force, spec.Unenforced = a.Store, a.NoInstall, a.Force, a.Unenforced
+	if a.CacheLimit != "" {
+		n, err := dataset.ParseSize(a.CacheLimit)
+		if err != nil {
+			return inputError("", "--cache-limit: %w", err)
+		}
+		spec.CacheLimit = n
+		if n == 0 {
+			spec.CacheLimit = -1
+		}
+	}
+	if spec.Envs, err = ResolveEnvs(a.Envs, a.EnvFiles); err != nil {
+		return err
+	}
+	if a.Versions != "" {
+		for _, v := range strings.Split(a.Versions, ",") {
+			vs, err := pgserver.ParseVersionSpec(v)
+			if err != nil {
+				return inputError(FieldVersions, "--versions: %w", err)
+			}
+			spec.Versions = append(spec.Versions, vs)
+		}
+	}
+	for _, text := range a.Targets {
+		t, err := pgserver.ParseTarget(text)
+		if err != nil {
+			return &InputError{Field: FieldServers, Err: err}
+		}
+		if t.Label == "" {
+			return inputError(FieldServers, "--target %s: name the server, NAME=DSN (the report's column)", results.RedactDSN(text))
+		}
+		spec.Servers = append(spec.Servers, Server{Name: t.Label, DSN: t.DSN})
+	}
+	return nil
+}
+
+// fillWorkers reads --workers, --listen and --token.
+func (a Args) fillWorkers(spec *Spec) error {
+	switch {
+	case a.Workers < 0:
+		return inputError(FieldWorkers, "--workers must be 1 or more: got %d", a.Workers)
+	case a.Workers > 0 && a.Listen == "":
+		return inputError(FieldWorkers, "--workers needs --listen HOST:PORT (where the workers join)")
+	case a.Workers == 0 && (a.Listen != "" || a.Token != ""):
+		return inputError(FieldWorkers, "--listen and --token belong to --workers N")
+	}
+	spec.Workers = Workers{N: a.Workers, Listen: a.Listen, Token: a.Token}
+	if spec.Workers.Token == "" {
+		spec.Workers.Token = os.Getenv("PGLAB_TOKEN")
+	}
+	return nil
+}
+
+// ParseChecksums reads --checksums: on or off (true, yes, 1; false, no,
+// 0; empty is off).
+func ParseChecksums(s string) (bool, error) {
+	switch strings.ToLower(s) {
+	case "on", "true", "yes", "1":
+		return true, nil
+	case "off", "false", "no", "0", "":
+		return false, nil
+	}
+	return false, fmt.Errorf("--checksums must be on or off: got %q", s)
+}
