@@ -98,7 +98,7 @@ type benchRun struct {
 
 func (b *benchRun) errorf(format string, args ...any) int {
 	fmt.Fprintf(b.stderr, "%s: error: %s\n", benchProg, fmt.Sprintf(format, args...))
-	return 1
+	return exitFailure
 }
 
 // runBench is pgbench's main(): it returns the exit code after printing
@@ -118,19 +118,19 @@ func runBench(env *Env, args []string) int {
 		var ue *bench.UsageError
 		if errors.As(err, &ue) {
 			io.WriteString(env.Stderr, ue.Text)
-			return 1
+			return exitFailure
 		}
 		return b.errorf("%s", err)
 	}
 	switch cl.Action {
 	case bench.ActionHelp:
 		io.WriteString(env.Stdout, bench.Usage)
-		return 0
+		return exitOK
 	case bench.ActionVersion:
 		fmt.Fprintf(env.Stdout, "pgbench (PostgreSQL) 17 (pglab bench %s)\n", buildinfo.Version)
-		return 0
+		return exitOK
 	case bench.ActionDone:
-		return 0
+		return exitOK
 	}
 	stop, err := b.benchEnv(&cl.Config)
 	if err != nil {
@@ -178,7 +178,7 @@ func (b *benchRun) initTables(cl *bench.CommandLine) int {
 	if _, err := initdata.Run(env.Ctx, pgcfg, cl.Init, b.stderr); err != nil {
 		return b.initError(err)
 	}
-	return 0
+	return exitOK
 }
 
 // finish prints a run's outcome as pgbench does and returns the exit code:
@@ -191,7 +191,7 @@ func (b *benchRun) finish(res *bench.Result, err error) int {
 		switch {
 		case errors.As(err, &ae):
 			b.errorf("%s", ae)
-			return 2
+			return exitAborted
 		case errors.As(err, &se):
 			return b.errorf("%s", se.Msg)
 		case env.Ctx.Err() != nil:
@@ -202,7 +202,7 @@ func (b *benchRun) finish(res *bench.Result, err error) int {
 			} else if res != nil {
 				res.WriteJSON(env.Stdout)
 			}
-			return 1
+			return exitFailure
 		default:
 			return b.errorf("%s", err)
 		}
@@ -217,9 +217,9 @@ func (b *benchRun) finish(res *bench.Result, err error) int {
 	}
 	if res.Aborted {
 		b.errorf("Run was aborted; the above results are incomplete.")
-		return 2
+		return exitAborted
 	}
-	return 0
+	return exitOK
 }
 
 // resolveTarget resolves --target: a managed instance's name, or a DSN.
@@ -241,7 +241,7 @@ func (b *benchRun) initError(err error) int {
 	var ie *initdata.Error
 	if errors.As(err, &ie) {
 		io.WriteString(b.stderr, ie.Format(benchProg))
-		return 1
+		return exitFailure
 	}
 	return b.errorf("%s", err)
 }

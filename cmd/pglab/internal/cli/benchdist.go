@@ -120,7 +120,7 @@ func (b *benchRun) coordinate(cfg bench.Config) int {
 	case errors.As(err, &runErr):
 		b.writeWorkers(out)
 		b.errorf("%s", runErr.Msg)
-		return 2
+		return exitAborted
 	case err != nil && out == nil:
 		return b.finish(nil, err)
 	}

@@ -30,5 +30,5 @@ func (b *benchRun) printManifests(cfg bench.Config) int {
 	for _, n := range notes {
 		fmt.Fprintf(b.env.Stderr, "%s: note: %s\n", benchProg, n)
 	}
-	return 0
+	return exitOK
 }
