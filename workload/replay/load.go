@@ -1,0 +1,203 @@
+package replay
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+
+	"github.com/pglab/pglab/workload"
+	"github.com/pglab/pglab/workload/sqltext"
+)
+
+// Workload is a workload file in memory, ready to replay: its sessions in
+// the order they began, each with its statements in order, and its
+// fingerprints in the order first seen.
+type Workload struct {
+	Header   workload.Header
+	End      workload.End
+	Sessions []*Session
+	FPs      []*FP
+	// Statements counts the statements of every session.
+	Statements int
+	// FirstUS is the earliest offset of a session or statement: offset 0
+	// of a replay.
+	FirstUS int64
+}
+
+// Session is one captured connection.
+type Session struct {
+	ID          int64
+	Database    string
+	User        string
+	Application string
+	StartUS     int64
+	Statements  []Stmt
+}
+
+// Stmt is one statement of a session.
+type Stmt struct {
+	StartUS int64
+	// FP is the index of its fingerprint in Workload.FPs.
+	FP       int
+	Extended bool
+	// Name is the prepared statement's name ("" for the unnamed one).
+	Name   string
+	SQL    string
+	Params [][]byte // nil for SQL NULL
+	// Error is the SQLSTATE it failed with at capture.
+	Error string
+}
+
+// FP is a fingerprint: the statements that differ only in constants.
+type FP struct {
+	ID   string
+	Text string
+	// Calls counts its statements in the workload.
+	Calls int
+	// ReadOnly marks a query that only reads (SELECT, VALUES, TABLE, WITH
+	// without data-modifying statements): its results are compared across
+	// targets.
+	ReadOnly bool
+	// Explain is the first of its statements that succeeded at capture and
+	// that EXPLAIN takes (one SELECT, INSERT, UPDATE, DELETE, MERGE,
+	// VALUES, TABLE or WITH statement), or nil.
+	Explain *Stmt
+}
+
+// Load reads a workload file into memory. A file of another format
+// version, or one truncated, is an error that says so.
+func Load(path string) (*Workload, error) {
+	r, err := workload.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer r.Close()
+	w, err := read(r)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return w, nil
+}
+
+// read reads a workload's records.
+func read(r *workload.Reader) (*Workload, error) {
+	w := &Workload{Header: r.Header()}
+	sessions := map[int64]*Session{}
+	fps := map[string]int{}
+	first := true
+	for {
+		rec, err := r.Next()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return nil, err
+		}
+		switch v := rec.(type) {
+		case *workload.Session:
+			s := &Session{ID: v.ID, Database: v.Database, User: v.User, Application: v.Application, StartUS: v.StartUS}
+			sessions[v.ID] = s
+			w.Sessions = append(w.Sessions, s)
+			w.FirstUS, first = earliest(w.FirstUS, v.StartUS, first), false
+		case *workload.Fingerprint:
+			if _, ok := fps[v.ID]; !ok {
+				fps[v.ID] = len(w.FPs)
+				w.FPs = append(w.FPs, classify(v))
+			}
+		case *workload.Statement:
+			if err := w.add(v, sessions, fps); err != nil {
+				return nil, err
+			}
+			w.FirstUS, first = earliest(w.FirstUS, v.StartUS, first), false
+		}
+	}
+	w.End, _ = r.End()
+	sort.SliceStable(w.Sessions, func(i, j int) bool { return w.Sessions[i].StartUS < w.Sessions[j].StartUS })
+	return w, nil
+}
+
+func earliest(cur, v int64, first bool) int64 {
+	if first || v < cur {
+		return v
+	}
+	return cur
+}
+
+// add appends a statement to its session.
+func (w *Workload) add(v *workload.Statement, sessions map[int64]*Session, fps map[string]int) error {
+	s := sessions[v.Session]
+	if s == nil {
+		return fmt.Errorf("a statement of session %d, which no session record opened", v.Session)
+	}
+	k, ok := fps[v.Fingerprint]
+	if !ok {
+		return fmt.Errorf("a statement of fingerprint %s, which no fingerprint record gave", v.Fingerprint)
+	}
+	st := Stmt{StartUS: v.StartUS, FP: k, Extended: v.Protocol == workload.Extended, Name: v.Name, SQL: v.SQL, Error: v.Error}
+	if st.Extended {
+		st.Params = make([][]byte, len(v.Params))
+		for i, p := range v.Params {
+			if !p.Null {
+				st.Params[i] = []byte(p.Value)
+			}
+		}
+	}
+	s.Statements = append(s.Statements, st)
+	fp := w.FPs[k]
+	fp.Calls++
+	w.Statements++
+	if fp.Explain == nil && st.Error == "" && explainable(fp.Text) {
+		c := st
+		fp.Explain = &c
+	}
+	return nil
+}
+
+// classify reads what a fingerprint's normalised text says of its
+// statements.
+func classify(f *workload.Fingerprint) *FP {
+	fp := &FP{ID: f.ID, Text: f.Text}
+	words := textWords(f.Text)
+	if len(words) == 0 {
+		return fp
+	}
+	switch words[0] {
+	case "select", "values", "table", "with":
+		fp.ReadOnly = true
+		for _, w := range words {
+			switch w {
+			case "insert", "update", "delete", "merge", "into", "nextval", "setval":
+				fp.ReadOnly = false
+			}
+		}
+	}
+	return fp
+}
+
+// explainable reports whether EXPLAIN takes a statement of this
+// normalised text: one statement of a kind EXPLAIN shows.
+func explainable(text string) bool {
+	words := textWords(text)
+	if len(words) == 0 || strings.Contains(strings.TrimRight(strings.TrimSpace(text), ";"), ";") {
+		return false
+	}
+	switch words[0] {
+	case "select", "insert", "update", "delete", "merge", "values", "table", "with":
+		return true
+	}
+	return false
+}
+
+// textWords returns the unquoted words of a normalised text.
+func textWords(text string) []string {
+	var out []string
+	l := sqltext.NewLexer(text)
+	for t, ok := l.Next(); ok; t, ok = l.Next() {
+		if t.Kind == sqltext.Ident {
+			out = append(out, strings.ToLower(t.Text))
+		}
+	}
+	return out
+}
