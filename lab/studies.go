@@ -9,9 +9,10 @@ import (
 	"github.com/pglab/pglab/study"
 )
 
-// notInAll are studies that compare something else than servers (the tune
-// study compares configurations of one server) and are not part of "all".
-var notInAll = map[string]bool{"tune": true}
+// notInAll are studies that are not part of "all": the tune study compares
+// configurations of one server, and the replay study needs the user's
+// workload (replay.workload).
+var notInAll = map[string]bool{"tune": true, "replay": true}
 
 // StudyNames resolves a --studies value: "all" (or empty) for every study
 // that compares servers, else a comma-separated list of names.

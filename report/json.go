@@ -378,13 +378,13 @@ func (sv *studyView) jsonStudy(d *Dataset) jsonStudy {
 	for _, c := range sv.Cases {
 		js.Cases = append(js.Cases, jsonCase{Name: c.Name, Labels: nonNil(c.Labels), Key: c.Key})
 	}
-	for ci, cg := range sv.group.Cases {
-		for _, mg := range cg.Metrics {
-			res := sv.res[cg.Key][mg.Name]
+	for _, c := range sv.Cases {
+		for _, mg := range sv.caseGroup(c.Key).Metrics {
+			res := sv.res[c.Key][mg.Name]
 			if res == nil {
 				continue
 			}
-			js.Metrics = append(js.Metrics, jsonMetricOf(sv.Cases[ci].Name, res, primary[mg.Name]))
+			js.Metrics = append(js.Metrics, jsonMetricOf(c.Name, res, primary[mg.Name]))
 			if _, ok := byMetric[mg.Name]; !ok {
 				metricOrder = append(metricOrder, mg.Name)
 			}

@@ -25,6 +25,17 @@ type presentation struct {
 	// Texts name the study's text artefacts and how they are shown;
 	// others are shown under their artefact names (HTML and JSON).
 	Texts []textSpec
+	// Hide are case labels not shown as columns: they tell cases apart
+	// (and stay in the JSON) but say nothing to a reader, such as a hash.
+	Hide []string
+	// NameLabel, when set, is the case label that names a case the
+	// study's plan did not name (a case a run recorded into, such as a
+	// replay's query fingerprint).
+	NameLabel string
+	// SortBy, when set, orders the cases by the change of this metric,
+	// worst first (see sortCases); otherwise cases keep the order they
+	// were measured in.
+	SortBy string
 }
 
 // labelSpec is a case label shown as a column.
@@ -138,6 +149,20 @@ var presentations = map[string]presentation{
 		},
 		Texts: []textSpec{{Name: "cold-method", Head: "How the caches were emptied"}},
 	},
+	"replay": {
+		Labels:    []labelSpec{{Key: "query", Head: "query"}},
+		Hide:      []string{"fingerprint"},
+		NameLabel: "query",
+		SortBy:    "total_ms",
+		Facts:     []metricSpec{{Metric: "calls", Head: "calls per round"}},
+		Primary: []metricSpec{
+			{"median_ms", "Statement latency (median of each round's calls)", ""},
+		},
+		Charts: []chartSpec{
+			{Kind: barChart, Title: "Statement latency by query (median of each round's calls)", Metrics: []string{"median_ms"}},
+		},
+		Texts: []textSpec{{Name: "plan", Head: "Plans that differ (shape: node, join, index and relation; no estimates)", Markdown: true}},
+	},
 	"commit": {
 		Labels: []labelSpec{{Key: "tx", Head: "transactions"}, {Key: "protocol", Head: "protocol"}},
 		Primary: []metricSpec{
@@ -197,6 +222,18 @@ var metricTitles = map[string]string{
 	"wal_syncs_per_tx":    "WAL syncs per transaction",
 	"parallel_workers":    "parallel workers",
 	"rows":                "rows",
+	"median_ms":           "latency, median",
+	"p95_ms":              "latency, p95",
+	"total_ms":            "total time",
+	"calls":               "calls",
+	"errors":              "errors",
+	"statements":          "statements executed",
+	"statements_failed":   "statements failed",
+	"unexpected_errors":   "unexpected errors",
+	"busy_ms":             "time in statements",
+	"round_ms":            "round time",
+	"lag_p50_ms":          "schedule lag, p50",
+	"lag_p99_ms":          "schedule lag, p99",
 	"bytes":               "bytes",
 	"rows_loaded":         "rows loaded",
 	"rows_skipped":        "rows skipped",
@@ -258,6 +295,9 @@ func labelColumns(p presentation, cases []caseView) []labelSpec {
 	}
 	var out []labelSpec
 	used := map[string]bool{}
+	for _, k := range p.Hide {
+		used[k] = true
+	}
 	for _, l := range p.Labels {
 		if present[l.Key] {
 			out = append(out, l)

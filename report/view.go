@@ -342,10 +342,16 @@ func buildStudy(d *Dataset, sg StudyGroup, res map[string]map[string]*compare.Re
 
 	for _, cg := range sg.Cases {
 		cv := caseView{Key: cg.Key, Labels: cg.Labels, Name: names[cg.Key]}
+		if cv.Name == "" && p.NameLabel != "" {
+			cv.Name = cg.Labels[p.NameLabel]
+		}
 		if cv.Name == "" {
 			cv.Name = CaseTitle(cg.Labels)
 		}
 		sv.Cases = append(sv.Cases, cv)
+	}
+	if p.SortBy != "" {
+		sv.sortCases(p.SortBy)
 	}
 	sv.LabelCols = labelColumns(p, sv.Cases)
 	if len(sv.Cases) == 1 && len(sv.Cases[0].Labels) == 0 {
@@ -380,6 +386,9 @@ func buildStudy(d *Dataset, sg StudyGroup, res map[string]map[string]*compare.Re
 				for _, s := range res.Targets {
 					if s.N > 0 {
 						val = "≈" + compare.FormatValue(s.Center, res.Metric.Unit)
+						if res.Metric.Exact && res.Metric.Unit == compare.Count {
+							val = compare.FormatExact(s.Center, res.Metric.Unit) // a count is no estimate
+						}
 						break
 					}
 				}
@@ -413,12 +422,12 @@ func buildStudy(d *Dataset, sg StudyGroup, res map[string]map[string]*compare.Re
 		if len(sv.Tables) == 0 {
 			others.Head = "Metrics"
 		}
-		for ci, cg := range sg.Cases {
-			for _, mg := range cg.Metrics {
+		for _, c := range sv.Cases {
+			for _, mg := range sv.caseGroup(c.Key).Metrics {
 				if primary[mg.Name] {
 					continue
 				}
-				others.Rows = append(others.Rows, sv.newRow(sv.Cases[ci], mg.Name, sv.res[cg.Key][mg.Name]))
+				others.Rows = append(others.Rows, sv.newRow(c, mg.Name, sv.res[c.Key][mg.Name]))
 			}
 		}
 		switch {
@@ -439,6 +448,16 @@ func buildStudy(d *Dataset, sg StudyGroup, res map[string]map[string]*compare.Re
 	sv.buildTexts(d, p)
 	sv.brief = o.Brief
 	return sv, nil
+}
+
+// caseGroup returns the measurements of a case by its key.
+func (sv *studyView) caseGroup(key string) CaseGroup {
+	for _, cg := range sv.group.Cases {
+		if cg.Key == key {
+			return cg
+		}
+	}
+	return CaseGroup{}
 }
 
 // hasMetric reports whether any case has one of the metrics.

@@ -102,16 +102,26 @@ func LowerIsBetter() MetricOption {
 // that are not finite are dropped (with a note): the store keeps finite
 // values only.
 func (s *Session) Record(metric string, value float64, unit string, opts ...MetricOption) {
+	s.record(nil, metric, value, unit, opts...)
+}
+
+// record adds a measurement for case c (nil: the current case) in the
+// current repetition.
+func (s *Session) record(c *Case, metric string, value float64, unit string, opts ...MetricOption) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	cur := s.cur
+	if c != nil {
+		cur = *c
+	}
 	if math.IsNaN(value) || math.IsInf(value, 0) {
-		s.notes = append(s.notes, Note{Target: s.Target.Name, Case: s.cur, Rep: s.rep, Text: fmt.Sprintf("%s was not a finite number and is left out", metric)})
+		s.notes = append(s.notes, Note{Target: s.Target.Name, Case: cur, Rep: s.rep, Text: fmt.Sprintf("%s was not a finite number and is left out", metric)})
 		return
 	}
 	m := results.Measurement{
 		Target: s.Target.Name,
 		Study:  s.study,
-		Case:   s.cur.Labels,
+		Case:   cur.Labels,
 		Rep:    s.rep,
 		Metric: metric,
 		Value:  value,
@@ -127,11 +137,20 @@ func (s *Session) Record(metric string, value float64, unit string, opts ...Metr
 // Artefact stores a raw piece of output (VACUUM VERBOSE text, notices, a
 // JSON series) for the current case and repetition.
 func (s *Session) Artefact(ctx context.Context, name, contentType string, data []byte) error {
+	return s.artefact(ctx, nil, name, contentType, data)
+}
+
+// artefact stores an artefact for case c (nil: the current case).
+func (s *Session) artefact(ctx context.Context, c *Case, name, contentType string, data []byte) error {
 	if s.runner.Store == nil {
 		return nil
 	}
 	s.mu.Lock()
-	a := results.Artefact{Target: s.Target.Name, Study: s.study, Case: s.cur.Labels, Rep: s.rep, Name: name, ContentType: contentType, Data: data, At: time.Now()}
+	cur := s.cur
+	if c != nil {
+		cur = *c
+	}
+	a := results.Artefact{Target: s.Target.Name, Study: s.study, Case: cur.Labels, Rep: s.rep, Name: name, ContentType: contentType, Data: data, At: time.Now()}
 	s.mu.Unlock()
 	return s.runner.Store.AddArtefact(ctx, a)
 }
@@ -142,9 +161,16 @@ func (s *Session) Note(format string, args ...any) {
 	s.addNote(Note{Text: fmt.Sprintf(format, args...)})
 }
 
-func (s *Session) addNote(n Note) {
+func (s *Session) addNote(n Note) { s.addNoteIn(nil, n) }
+
+// addNoteIn records n for case c (nil: the current case).
+func (s *Session) addNoteIn(c *Case, n Note) {
 	s.mu.Lock()
-	n.Target, n.Case, n.Rep = s.Target.Name, s.cur, s.rep
+	n.Case = s.cur
+	if c != nil {
+		n.Case = *c
+	}
+	n.Target, n.Rep = s.Target.Name, s.rep
 	s.notes = append(s.notes, n)
 	s.mu.Unlock()
 	name, contentType, data := "note", "text/plain", []byte(n.Text)
@@ -157,7 +183,7 @@ func (s *Session) addNote(n Note) {
 	}
 	// A note that cannot be stored is still printed; the store reports
 	// its own failures on the measurements that follow.
-	s.Artefact(context.Background(), name, contentType, data)
+	s.artefact(context.Background(), &n.Case, name, contentType, data)
 }
 
 // Unavailable notes that this target cannot give a metric the study

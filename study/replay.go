@@ -1,0 +1,215 @@
+package study
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/pglab/pglab/compare"
+	"github.com/pglab/pglab/workload/replay"
+)
+
+// replayStudy replays a workload captured from a server's log (pglab
+// capture) on every target and compares it per query fingerprint: the
+// user's own workload instead of a seed's (ARCHITECTURE §14).
+//
+// A round is one replay of the whole workload on one target, from the
+// same data (replay.data, loaded once per server build into the dataset
+// cache and cloned before every round, since the replay writes). Rounds
+// are interleaved across targets by the runner. Each round records, per
+// fingerprint (a case of its own, through Session.In), the median of its
+// calls' latencies (the repetition value that is compared), their p95,
+// their total, the calls, errors and rows; and for the workload as a
+// whole the statements sent, failed and failed unexpectedly (having
+// succeeded at capture), the schedule lag (timed mode) and the round's
+// time. The first round on each target explains one captured call per
+// fingerprint (EXPLAIN (FORMAT JSON), its parameters included); at the end
+// the study puts beside the figures what differs from the first target:
+// plan shapes, the results of read-only statements (row count and hash,
+// when stable across rounds), errors on one side only.
+//
+// Repetitions: with a round's median as the unit, n rounds a side can
+// give a Mann-Whitney p no smaller than 2/C(2n, n), and the report tests
+// every fingerprint in one Benjamini-Hochberg family, so a lone change
+// among m fingerprints is callable only when that p is at most 0.05/m.
+// Plan reads the workload and takes the fewest rounds for which this
+// holds with m = the fingerprints (compare.MinRepsForFamily: 6 rounds up
+// to 23 fingerprints, 7 up to 85, 8 up to 321), and at least 5 by default
+// (--quick: the fewest). A comparison of three targets or more doubles the
+// family: give --reps then.
+type replayStudy struct {
+	// wl is the workload Plan read, wlPath its file.
+	wl     *replay.Workload
+	wlPath string
+	// data is replay.data checked (nil without one).
+	data *replayScript
+	// baseline is the first target set up; targets holds what each
+	// target's rounds left for the comparison at the end.
+	baseline string
+	targets  map[string]*replayTarget
+}
+
+func init() { Register("replay", func() Study { return &replayStudy{} }) }
+
+func (*replayStudy) Info() Info {
+	return Info{
+		Name:   "replay",
+		Title:  "your workload, captured from a server's log (pglab capture), replayed per query fingerprint",
+		Source: "ARCHITECTURE §14",
+		Params: []Param{
+			{Name: "workload", Kind: KindString, Default: "", Doc: "the workload file (pglab capture --out); required"},
+			{Name: "data", Kind: KindString, Default: "", Doc: "a plain pg_dump file or SQL script loaded before every round (once per server build into the dataset cache, then cloned); empty: the targets' data as it is (--target servers you prepared)"},
+			{Name: "mode", Kind: KindString, Default: "timed", Choices: []string{"timed", "fast"}, Doc: "timed: statements at their captured offsets (open loop, lag recorded); fast: each session's statements back to back"},
+			{Name: "speed", Kind: KindFloat, Default: "1", Doc: "divides the captured offsets (2: twice as fast)"},
+			{Name: "statement_timeout", Kind: KindDuration, Default: "5m", Doc: "statement_timeout of the replayed sessions: a statement that hangs fails (57014) instead of stalling the round"},
+		},
+	}
+}
+
+// The case labels of the replay: the fingerprint's normalised text, shown,
+// and its ID, which tells apart texts that truncation made equal.
+const (
+	replayLabelQuery = "query"
+	replayLabelFP    = "fingerprint"
+)
+
+// replayWhole is the case of the workload as a whole: the planned case.
+var replayWhole = Case{Name: "whole workload", Labels: map[string]string{replayLabelQuery: "(whole workload)", replayLabelFP: "all"}}
+
+// maxQueryLabel is the longest normalised text shown as a case label.
+const maxQueryLabel = 100
+
+func (st *replayStudy) Plan(p Params) (Plan, error) {
+	path := p.String("workload")
+	if path == "" {
+		return Plan{}, &ParamError{Param: "workload", Err: fmt.Errorf("replay.workload is needed: a workload file written by pglab capture --out")}
+	}
+	if p.Float("speed") <= 0 {
+		return Plan{}, &ParamError{Param: "speed", Err: fmt.Errorf("replay.speed must be positive: got %v", p.Float("speed"))}
+	}
+	if st.wl == nil || st.wlPath != path {
+		wl, err := replay.Load(path)
+		if err != nil {
+			return Plan{}, &ParamError{Param: "workload", Err: fmt.Errorf("replay.workload: %w", err)}
+		}
+		st.wl, st.wlPath = wl, path
+	}
+	if err := st.checkData(p.String("data")); err != nil {
+		return Plan{}, err
+	}
+	whole := replayWhole
+	whole.Name = "replay of " + filepath.Base(path)
+	m := max(len(st.wl.FPs), 1)
+	need := max(compare.MinRepsForFamily(m, compare.DefaultAlpha), 4)
+	return Plan{Cases: []Case{whole}, Reps: max(need, 5), QuickReps: need}, nil
+}
+
+// fpCase is the case of a fingerprint.
+func fpCase(fp *replay.FP) Case {
+	return Case{Name: queryLabel(fp.Text), Labels: map[string]string{replayLabelQuery: queryLabel(fp.Text), replayLabelFP: fp.ID}}
+}
+
+// queryLabel shortens a normalised text for a table: its white space
+// folded, at most maxQueryLabel characters (cut at a word, with "…").
+func queryLabel(text string) string {
+	t := strings.Join(strings.Fields(text), " ")
+	r := []rune(t)
+	if len(r) <= maxQueryLabel {
+		return t
+	}
+	cut := string(r[:maxQueryLabel])
+	if k := strings.LastIndexByte(cut, ' '); k > maxQueryLabel/2 {
+		cut = cut[:k]
+	}
+	return cut + " …"
+}
+
+// Setup checks that the target may be written to and is not the server
+// the workload came from, and loads the data once where rounds cannot
+// reset it.
+func (st *replayStudy) Setup(ctx context.Context, s *Session) error {
+	t := s.Target
+	if !t.Managed() && !s.runner.Force {
+		return fmt.Errorf("target %s is not a server pglab manages: the replay writes to it (pass --force to replay on it anyway)", t.Name)
+	}
+	if err := st.checkSource(ctx, s); err != nil {
+		return err
+	}
+	if st.targets == nil {
+		st.targets = map[string]*replayTarget{}
+		st.baseline = t.Name
+	}
+	st.targets[t.Name] = newReplayTarget(len(st.wl.FPs))
+	st.noteSessions(s)
+	if !s.cloneable() {
+		return st.loadInPlace(ctx, s)
+	}
+	return nil
+}
+
+// noteSessions says how the captured sessions map onto the target.
+func (st *replayStudy) noteSessions(s *Session) {
+	dbs, users := map[string]bool{}, map[string]bool{}
+	for _, ses := range st.wl.Sessions {
+		dbs[ses.Database], users[ses.User] = true, true
+	}
+	cfg := s.Target.config
+	s.In(Case{}).Note("%d captured sessions (databases %s; users %s) replayed as user %s in database %s, each on a connection of its own",
+		len(st.wl.Sessions), setText(dbs), setText(users), cfg.User, cfg.Database)
+}
+
+// setText lists a set's members, sorted.
+func setText(m map[string]bool) string {
+	var out []string
+	for k := range m {
+		if k == "" {
+			k = "?"
+		}
+		out = append(out, k)
+	}
+	slices.Sort(out)
+	return strings.Join(out, ", ")
+}
+
+// Run replays the workload once: the data reset (a clone where pglab
+// started the server), checked, the plans read in the first round, the
+// workload replayed, its figures recorded.
+func (st *replayStudy) Run(ctx context.Context, s *Session, c Case, rep int) error {
+	if s.cloneable() {
+		if err := s.LoadData(ctx, st.dataset()); err != nil {
+			return err
+		}
+	}
+	if err := st.checkMarker(ctx, s, rep); err != nil {
+		return err
+	}
+	tgt := st.targets[s.Target.Name]
+	if rep == 1 {
+		if err := st.explainAll(ctx, s, tgt); err != nil {
+			return err
+		}
+	}
+	s.Log("replaying %d statements of %d sessions (%s)", st.wl.Statements, len(st.wl.Sessions), s.Params.String("mode"))
+	round, err := replay.Run(ctx, st.wl, replay.Options{
+		Mode:    replay.Mode(s.Params.String("mode")),
+		Speed:   s.Params.Float("speed"),
+		Connect: st.connector(s),
+	})
+	if err != nil {
+		return err
+	}
+	s.AddMeasured(round.Elapsed)
+	st.record(s, c, round)
+	tgt.add(round)
+	return nil
+}
+
+func (st *replayStudy) Teardown(ctx context.Context, s *Session) error {
+	if st.targets[s.Target.Name] == nil {
+		return nil
+	}
+	st.compareTargets(ctx, s)
+	return nil
+}

@@ -1,0 +1,119 @@
+package study
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/pglab/pglab/workload/replay"
+)
+
+// compareTargets puts beside the target's figures what differs from the
+// first target's, per fingerprint: the plan's shape (both plans kept as
+// "plan" texts), errors that only one side raised, and the results of
+// read-only statements (rows and their hash, when both sides gave the
+// same in every round). On the first target it keeps the plans that some
+// other target's differ from.
+func (st *replayStudy) compareTargets(ctx context.Context, s *Session) {
+	name := s.Target.Name
+	t := st.targets[name]
+	if name == st.baseline {
+		st.keepBaselinePlans(ctx, s, t)
+		return
+	}
+	b := st.targets[st.baseline]
+	var plans, results, errs, unstable int
+	for k, fp := range st.wl.FPs {
+		rec := s.In(fpCase(fp))
+		if b.shapes[k] != nil && t.shapes[k] != nil && !b.shapes[k].Equal(t.shapes[k]) {
+			plans++
+			rec.NoteOn("median_ms", "plan differs from %s's: %s", st.baseline, replay.Diff(b.shapes[k], t.shapes[k]))
+			rec.Artefact(ctx, "plan", "text/plain", []byte(t.shapes[k].String()))
+		}
+		if text := oneSided(b.errs[k], t.errs[k], st.baseline, name); text != "" {
+			errs++
+			rec.Note("%s", text)
+		}
+		if !fp.ReadOnly {
+			continue
+		}
+		switch text, stable := resultDiff(b.sigs[k], t.sigs[k], st.baseline); {
+		case !stable:
+			unstable++
+		case text != "":
+			results++
+			rec.Note("%s", text)
+		}
+	}
+	text := fmt.Sprintf("compared with %s: plans differ for %d fingerprints, results for %d read-only fingerprints, errors on one side only for %d", st.baseline, plans, results, errs)
+	if unstable > 0 {
+		text += fmt.Sprintf("; the results of %d read-only fingerprints varied between rounds on one side (concurrent writes, time, randomness) and are not compared", unstable)
+	}
+	s.In(Case{}).Note("%s", text)
+}
+
+// keepBaselinePlans stores the first target's plans that another target's
+// differ from.
+func (st *replayStudy) keepBaselinePlans(ctx context.Context, s *Session, b *replayTarget) {
+	for k, fp := range st.wl.FPs {
+		if b.shapes[k] == nil {
+			continue
+		}
+		for name, t := range st.targets {
+			if name != st.baseline && t.shapes[k] != nil && !t.shapes[k].Equal(b.shapes[k]) {
+				s.In(fpCase(fp)).Artefact(ctx, "plan", "text/plain", []byte(b.shapes[k].String()))
+				break
+			}
+		}
+	}
+}
+
+// oneSided says which failures (by SQLSTATE) one target raised and the
+// other did not, or "".
+func oneSided(a, b map[string]int, nameA, nameB string) string {
+	onlyA, onlyB := map[string]int{}, map[string]int{}
+	for c, n := range a {
+		if b[c] == 0 {
+			onlyA[c] = n
+		}
+	}
+	for c, n := range b {
+		if a[c] == 0 {
+			onlyB[c] = n
+		}
+	}
+	switch {
+	case len(onlyA) > 0 && len(onlyB) > 0:
+		return fmt.Sprintf("errors on one side only: on %s %s; on %s %s", nameA, errorsText(onlyA), nameB, errorsText(onlyB))
+	case len(onlyA) > 0:
+		return fmt.Sprintf("errors on %s only: %s", nameA, errorsText(onlyA))
+	case len(onlyB) > 0:
+		return fmt.Sprintf("errors on %s only: %s", nameB, errorsText(onlyB))
+	}
+	return ""
+}
+
+// resultDiff compares a read-only fingerprint's results on two targets:
+// stable is false when either side's differed between rounds (then
+// nothing is said); text says how they differ, "" when they agree.
+func resultDiff(a, b []resultSig, nameA string) (text string, stable bool) {
+	if len(a) == 0 || len(b) == 0 {
+		return "", true
+	}
+	for _, s := range a[1:] {
+		if s != a[0] {
+			return "", false
+		}
+	}
+	for _, s := range b[1:] {
+		if s != b[0] {
+			return "", false
+		}
+	}
+	switch {
+	case a[0] == b[0]:
+		return "", true
+	case a[0].rows != b[0].rows:
+		return fmt.Sprintf("results differ from %s's: %d rows per round, %s %d", nameA, b[0].rows, nameA, a[0].rows), true
+	}
+	return fmt.Sprintf("results differ from %s's: the same %d rows per round, other values (row hash)", nameA, b[0].rows), true
+}

@@ -1,0 +1,152 @@
+package study
+
+import (
+	"context"
+	"fmt"
+	"slices"
+
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/pglab/pglab/workload/replay"
+)
+
+// replayTarget is what a target's rounds leave for the comparison at the
+// end, per fingerprint (indexed like the workload's).
+type replayTarget struct {
+	shapes     []replay.Shape
+	explainErr []string
+	// sigs are the rows and row hash of each round.
+	sigs [][]resultSig
+	// errs counts failures by SQLSTATE over all rounds.
+	errs   []map[string]int
+	rounds int
+}
+
+// resultSig is a read-only fingerprint's results in a round.
+type resultSig struct {
+	rows int64
+	hash uint64
+}
+
+func newReplayTarget(fps int) *replayTarget {
+	return &replayTarget{shapes: make([]replay.Shape, fps), explainErr: make([]string, fps), sigs: make([][]resultSig, fps), errs: make([]map[string]int, fps)}
+}
+
+// add keeps a round's results and errors.
+func (t *replayTarget) add(r *replay.Round) {
+	t.rounds++
+	for k, fr := range r.FPs {
+		t.sigs[k] = append(t.sigs[k], resultSig{fr.Rows, fr.Hash})
+		for code, n := range fr.Errors {
+			if t.errs[k] == nil {
+				t.errs[k] = map[string]int{}
+			}
+			t.errs[k][code] += n
+		}
+	}
+}
+
+// explainAll reads the plan of each fingerprint's representative call
+// (the first that succeeded at capture) on the fresh data of the first
+// round.
+func (st *replayStudy) explainAll(ctx context.Context, s *Session, t *replayTarget) error {
+	cfg := s.Target.plainConfig("pglab replay explain")
+	cfg.RuntimeParams["statement_timeout"] = "30000"
+	conn, err := pgconn.ConnectConfig(ctx, &cfg.Config)
+	if err != nil {
+		return connectError(s.Target.Name, err)
+	}
+	defer func() { conn.Close(context.WithoutCancel(ctx)) }()
+	read, failed, first := 0, 0, ""
+	for k, fp := range st.wl.FPs {
+		if fp.Explain == nil {
+			continue
+		}
+		plan, err := replay.Explain(ctx, conn, fp.Explain)
+		if err == nil {
+			t.shapes[k], err = replay.ShapeOf(plan)
+		}
+		if err != nil {
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+			t.explainErr[k] = oneLineError{err}.Error()
+			failed++
+			if first == "" {
+				first = queryLabel(fp.Text) + ": " + t.explainErr[k]
+			}
+			if conn.IsClosed() {
+				if conn, err = pgconn.ConnectConfig(ctx, &cfg.Config); err != nil {
+					return connectError(s.Target.Name, err)
+				}
+			}
+			continue
+		}
+		read++
+	}
+	text := fmt.Sprintf("plans read (EXPLAIN of each fingerprint's first call that succeeded at capture, on the data before the first round): %d of %d fingerprints", read, len(st.wl.FPs))
+	if failed > 0 {
+		text += fmt.Sprintf("; EXPLAIN failed for %d (first: %s)", failed, first)
+	}
+	s.In(Case{}).Note("%s", text)
+	return nil
+}
+
+// record records a round's figures: per fingerprint, and for the whole
+// workload in case c.
+func (st *replayStudy) record(s *Session, c Case, r *replay.Round) {
+	busy := 0.0
+	for k, fp := range st.wl.FPs {
+		fr := r.FPs[k]
+		if len(fr.Latencies) == 0 {
+			continue
+		}
+		errs := 0
+		for _, n := range fr.Errors {
+			errs += n
+		}
+		total := replay.Sum(fr.Latencies)
+		busy += total
+		rec := s.In(fpCase(fp))
+		rec.Record("median_ms", replay.Quantile(fr.Latencies, 0.5), "ms", LowerIsBetter())
+		rec.Record("p95_ms", replay.Quantile(fr.Latencies, 0.95), "ms", LowerIsBetter())
+		rec.Record("total_ms", total, "ms", LowerIsBetter())
+		rec.Record("calls", float64(len(fr.Latencies)), "count", Exact())
+		rec.Record("errors", float64(errs), "count", LowerIsBetter())
+		rec.Record("rows", float64(fr.Rows), "count")
+	}
+	whole := s.In(c)
+	whole.Record("statements", float64(r.Sent), "count", Exact())
+	whole.Record("statements_failed", float64(r.Failed), "count", LowerIsBetter())
+	whole.Record("unexpected_errors", float64(r.Unexpected), "count", LowerIsBetter())
+	whole.Record("busy_ms", busy, "ms", LowerIsBetter())
+	whole.Record("round_ms", float64(r.Elapsed.Microseconds())/1000, "ms", LowerIsBetter())
+	lag := ""
+	if len(r.Lags) > 0 {
+		p50, p99 := replay.Quantile(r.Lags, 0.5), replay.Quantile(r.Lags, 0.99)
+		whole.Record("lag_p50_ms", p50, "ms", LowerIsBetter())
+		whole.Record("lag_p99_ms", p99, "ms", LowerIsBetter())
+		lag = fmt.Sprintf("; schedule lag p50 %.2f ms, p99 %.2f ms", p50, p99)
+	}
+	s.In(Case{}).Note("fidelity: %d of %d captured statements executed; %d failed, %d of them unexpectedly (they succeeded at capture)%s",
+		r.Sent, st.wl.Statements, r.Failed, r.Unexpected, lag)
+	if r.ConnectErrors > 0 {
+		s.In(Case{}).Note("%d sessions could not connect, %d statements not sent (first: %s)", r.ConnectErrors, r.Unsent, oneLineError{r.ConnectError})
+	}
+}
+
+// errorsText lists failures by SQLSTATE: "23505 × 12, 25P02 × 6".
+func errorsText(m map[string]int) string {
+	var codes []string
+	for c := range m {
+		codes = append(codes, c)
+	}
+	slices.Sort(codes)
+	out := ""
+	for i, c := range codes {
+		if i > 0 {
+			out += ", "
+		}
+		out += fmt.Sprintf("%s × %d", c, m[c])
+	}
+	return out
+}
