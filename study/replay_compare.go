@@ -16,6 +16,9 @@ import (
 func (st *replayStudy) compareTargets(ctx context.Context, s *Session) {
 	name := s.Target.Name
 	t := st.targets[name]
+	for _, text := range t.later {
+		s.In(Case{}).Note("%s", text)
+	}
 	if name == st.baseline {
 		st.keepBaselinePlans(ctx, s, t)
 		return
@@ -44,9 +47,10 @@ func (st *replayStudy) compareTargets(ctx context.Context, s *Session) {
 			rec.Note("%s", text)
 		}
 	}
-	text := fmt.Sprintf("compared with %s: plans differ for %d fingerprints, results for %d read-only fingerprints, errors on one side only for %d", st.baseline, plans, results, errs)
+	text := fmt.Sprintf("compared with %s: plans differ for %s, results for %s, errors on one side only for %s", st.baseline,
+		countOf(plans, "fingerprint"), countOf(results, "read-only fingerprint"), countOf(errs, "fingerprint"))
 	if unstable > 0 {
-		text += fmt.Sprintf("; the results of %d read-only fingerprints varied between rounds on one side (concurrent writes, time, randomness) and are not compared", unstable)
+		text += fmt.Sprintf("; the results of %s varied between rounds on one side (concurrent writes, time, randomness) and are not compared", countOf(unstable, "read-only fingerprint"))
 	}
 	s.In(Case{}).Note("%s", text)
 }

@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/pglab/pglab/compare"
 	"github.com/pglab/pglab/workload/replay"
 )
 
@@ -19,6 +20,9 @@ type replayTarget struct {
 	// errs counts failures by SQLSTATE over all rounds.
 	errs   []map[string]int
 	rounds int
+	// later are notes on the study made once, in the first round, said
+	// at the end (outside any repetition).
+	later []string
 }
 
 // resultSig is a read-only fingerprint's results in a round.
@@ -87,7 +91,7 @@ func (st *replayStudy) explainAll(ctx context.Context, s *Session, t *replayTarg
 	if failed > 0 {
 		text += fmt.Sprintf("; EXPLAIN failed for %d (first: %s)", failed, first)
 	}
-	s.In(Case{}).Note("%s", text)
+	t.later = append(t.later, text)
 	return nil
 }
 
@@ -127,11 +131,19 @@ func (st *replayStudy) record(s *Session, c Case, r *replay.Round) {
 		whole.Record("lag_p99_ms", p99, "ms", LowerIsBetter())
 		lag = fmt.Sprintf("; schedule lag p50 %.2f ms, p99 %.2f ms", p50, p99)
 	}
-	s.In(Case{}).Note("fidelity: %d of %d captured statements executed; %d failed, %d of them unexpectedly (they succeeded at capture)%s",
-		r.Sent, st.wl.Statements, r.Failed, r.Unexpected, lag)
+	s.In(Case{}).Note("fidelity on %s: %d of %d captured statements executed; %d failed, %d of them unexpectedly (they succeeded at capture)%s",
+		s.Target.Name, r.Sent, st.wl.Statements, r.Failed, r.Unexpected, lag)
 	if r.ConnectErrors > 0 {
 		s.In(Case{}).Note("%d sessions could not connect, %d statements not sent (first: %s)", r.ConnectErrors, r.Unsent, oneLineError{r.ConnectError})
 	}
+}
+
+// countOf writes a count with its noun: "1 row", "1,234 rows".
+func countOf(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return compare.FormatExact(float64(n), compare.Count) + " " + noun + "s"
 }
 
 // errorsText lists failures by SQLSTATE: "23505 × 12, 25P02 × 6".
