@@ -236,4 +236,3 @@ func TestReplayCapturesAll(t *testing.T) {
 		t.Log(r.stdout[:min(len(r.stdout), 3000)])
 	}
 }
-
