@@ -553,7 +553,7 @@ func (i *Instance) startOnce(ctx context.Context) error {
 			return fail(fmt.Sprintf("not ready after %s", i.opts.StartTimeout))
 		case <-tick.C:
 		}
-		st := pmStatus(i.dataDir())
+		st := pmStatus(i.dataDir(), cmd.Process.Pid)
 		if i.standbyMode && (st == "standby" || st == "ready") {
 			break
 		}
@@ -592,8 +592,12 @@ func (i *Instance) startOnce(ctx context.Context) error {
 }
 
 // pmStatus reads the status line of postmaster.pid ("starting", "ready",
-// "stopping", "standby"), or "" when there is none.
-func pmStatus(dataDir string) string {
+// "stopping", "standby") as the postmaster pid wrote it, or "" when there
+// is none. A file of another process is none: a server killed with
+// SIGKILL leaves its postmaster.pid behind, saying "ready", until the next
+// postmaster replaces it, and a start that read that status would try the
+// new port before anything listens on it.
+func pmStatus(dataDir string, pid int) string {
 	f, err := os.Open(filepath.Join(dataDir, "postmaster.pid"))
 	if err != nil {
 		return ""
@@ -603,8 +607,12 @@ func pmStatus(dataDir string) string {
 	n := 0
 	for sc.Scan() {
 		n++
+		line := strings.TrimSpace(sc.Text())
+		if n == 1 && line != strconv.Itoa(pid) {
+			return ""
+		}
 		if n == 8 {
-			return strings.TrimSpace(sc.Text())
+			return line
 		}
 	}
 	return ""

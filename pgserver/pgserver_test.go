@@ -281,6 +281,41 @@ func TestNamedInstances(t *testing.T) {
 	}
 }
 
+// TestStartNamedAfterKill starts a named instance again after its
+// postmaster was killed with SIGKILL (a crash, the OOM killer): the
+// killed server's postmaster.pid says "ready" until the new postmaster
+// replaces it, and the start must wait for its own server's status (it
+// tried the new port at once and failed with "ready but not accepting
+// connections").
+func TestStartNamedAfterKill(t *testing.T) {
+	state := pgtest.TempDir(t)
+	t.Setenv("XDG_STATE_HOME", state)
+	b := pgtest.Binaries(t, pgtest.DefaultVersion())
+	ctx := context.Background()
+	for round := 0; round < 3; round++ {
+		inst, err := pgserver.StartNamed(ctx, pgserver.Options{Binaries: b, Name: "k1"})
+		if err != nil {
+			t.Fatalf("start %d after SIGKILL: %v", round, err)
+		}
+		t.Cleanup(func() { inst.Destroy(context.Background()) })
+		if got := show(t, inst, "port"); got == "" {
+			t.Fatalf("start %d: no port", round)
+		}
+		if err := syscall.Kill(inst.PID(), syscall.SIGKILL); err != nil {
+			t.Fatal(err)
+		}
+		// The backends notice their postmaster's death and exit; a new
+		// postmaster refuses the shared memory they still hold.
+		deadline := time.Now().Add(30 * time.Second)
+		for len(serverProcesses(state)) > 0 {
+			if time.Now().After(deadline) {
+				t.Fatalf("processes of the killed server left: %v", serverProcesses(state))
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+	}
+}
+
 func processRunning(pid int) bool {
 	data, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "stat"))
 	if err != nil {
