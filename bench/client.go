@@ -122,10 +122,21 @@ type client struct {
 	connLost   bool
 	fatalText  string // a server error that arrived while no command waited (libpq's text)
 	lostMsg    string // why the connection was lost, when the socket said (libpq's text)
+	lostErr    error  // the first error that may mean a lost connection (see noteLost)
 	sqlText    []byte // simple-mode text being sent, for error positions
 }
 
 func (c *client) logf(format string, args ...any) { c.th.r.logError(format, args...) }
+
+// noteLost keeps the first error of the connection that may mean it is
+// lost (a socket error, end of file, a FATAL message, a failed
+// reconnection): when the client aborts, pgnet.Lost decides, and the run
+// counts it among the clients that lost the server (Result.LostClients).
+func (c *client) noteLost(err error) {
+	if c.lostErr == nil {
+		c.lostErr = err
+	}
+}
 
 // advance runs the client's state machine until it has to wait for the
 // server, a time, or has ended (pgbench's advanceConnectionState).
@@ -178,6 +189,7 @@ func (c *client) advance(now *int64) {
 			if c.ln == nil {
 				start := nowUS()
 				if err := c.connect(); err != nil {
+					c.noteLost(err)
 					c.logf("%s", connError(err))
 					c.logf("client %d aborted while establishing connection", c.id)
 					c.state = csAborted
@@ -532,6 +544,9 @@ func (c *client) flush() bool {
 		_, err := c.ln.nc.Write(c.out[c.outOff:])
 		c.out = c.out[:0]
 		c.outOff = 0
+		if err != nil {
+			c.noteLost(err)
+		}
 		return err == nil
 	}
 	for c.outOff < len(c.out) {
@@ -544,6 +559,7 @@ func (c *client) flush() bool {
 				}
 				return true
 			}
+			c.noteLost(errno)
 			return false
 		}
 		c.outOff += n
@@ -983,6 +999,9 @@ func (c *client) storeRow(cmd *script.Command, idx int32, what string) {
 // onError records an SQL error of the current command.
 func (c *client) onError(se serverError) {
 	r := c.th.r
+	if se.Severity == "FATAL" || se.Severity == "PANIC" {
+		c.noteLost(se.pgError())
+	}
 	if len(c.pend) == 0 {
 		// unsolicited (a FATAL while the client sleeps or thinks): kept
 		// for the abort message when the client next uses the connection

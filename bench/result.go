@@ -60,6 +60,13 @@ type Result struct {
 
 	// Aborted tells that some client did not finish (exit code 2).
 	Aborted bool `json:"aborted"`
+	// LostClients counts the aborted clients whose connection to the
+	// server was lost (the server died, stopped or stopped answering; see
+	// pgnet.Lost); Lost is the first of those losses and LostText its
+	// text.
+	LostClients int    `json:"lost_clients,omitempty"`
+	Lost        error  `json:"-"`
+	LostText    string `json:"lost,omitempty"`
 
 	// Histogram is the merged HDR histogram of successful transactions'
 	// latencies in microseconds.

@@ -35,14 +35,26 @@ func sleepUS(d int64) { time.Sleep(time.Duration(d) * time.Microsecond) }
 // SetupError is a failure before the run started (bad script, connection
 // or setup query); pgbench exits 1 for these. Its text is pgbench's, and
 // may span lines.
-type SetupError struct{ Msg string }
+type SetupError struct {
+	Msg string
+	// Err is the connection's or the server's error behind Msg, or nil.
+	Err error
+}
 
 // Error returns pgbench's message.
 func (e *SetupError) Error() string { return e.Msg }
 
+// Unwrap returns the error behind the message.
+func (e *SetupError) Unwrap() error { return e.Err }
+
 // AbortError is returned for --exit-on-abort: a client aborted and the run
 // was stopped (exit 2, no summary).
-type AbortError struct{ Thread int }
+type AbortError struct {
+	Thread int
+	// Lost is the client's lost connection when that is why it aborted
+	// (see Result.Lost), else nil.
+	Lost error
+}
 
 // Error returns pgbench's message for --exit-on-abort.
 func (e *AbortError) Error() string {
@@ -84,6 +96,10 @@ type runner struct {
 	stop       atomic.Bool
 	abortTid   atomic.Int32
 	anyAborted atomic.Bool
+
+	lostMu      sync.Mutex
+	lostClients int   // aborted clients whose connection was lost
+	lost        error // the first of their losses
 
 	tickCh chan tickMsg
 }
@@ -136,6 +152,7 @@ func (r *runner) wakeAll() {
 func (r *runner) clientEnded(c *client) bool {
 	if c.state == csAborted {
 		r.anyAborted.Store(true)
+		r.noteLostClient(c)
 		if r.cfg.ExitOnAbort {
 			if r.stop.CompareAndSwap(false, true) {
 				r.abortTid.Store(int32(c.th.id))
@@ -145,6 +162,27 @@ func (r *runner) clientEnded(c *client) bool {
 		}
 	}
 	return false
+}
+
+// noteLostClient counts an aborted client whose connection was lost.
+func (r *runner) noteLostClient(c *client) {
+	if _, ok := pgnet.Lost(c.lostErr); !ok {
+		return
+	}
+	r.lostMu.Lock()
+	defer r.lostMu.Unlock()
+	r.lostClients++
+	if r.lost == nil {
+		r.lost = c.lostErr
+	}
+}
+
+// lostConn returns how many aborted clients lost their connection and the
+// first such loss.
+func (r *runner) lostConn() (int, error) {
+	r.lostMu.Lock()
+	defer r.lostMu.Unlock()
+	return r.lostClients, r.lost
 }
 
 // ParseScripts parses the scripts of cfg as pgbench does before it
@@ -386,10 +424,15 @@ func (s *Session) Wait() (*Result, error) {
 	if connErr != nil {
 		return nil, connErr
 	}
+	_, lost := r.lostConn()
 	if r.cfg.ExitOnAbort && r.stop.Load() && r.anyAborted.Load() {
-		return nil, &AbortError{Thread: r.cfg.Part.FirstThread + int(r.abortTid.Load())}
+		return nil, &AbortError{Thread: r.cfg.Part.FirstThread + int(r.abortTid.Load()), Lost: lost}
 	}
 	res := s.res
+	res.LostClients, res.Lost = r.lostConn()
+	if res.Lost != nil {
+		res.LostText = res.Lost.Error()
+	}
 	if r.ctx.Err() != nil {
 		r.fillResult(res, s.scale, end)
 		return res, r.ctx.Err()
@@ -523,7 +566,7 @@ func (r *runner) setupDatabase(ctx context.Context, vars0 *script.Variables, rr 
 	cfg := &r.cfg
 	setup, err := pgconn.ConnectConfig(ctx, r.pgcfg.Copy())
 	if err != nil {
-		return 0, &SetupError{Msg: connError(err) + "\n" + Progname + ": error: could not create connection for setup"}
+		return 0, &SetupError{Msg: connError(err) + "\n" + Progname + ": error: could not create connection for setup", Err: err}
 	}
 	defer setup.Close(ctx)
 	res.ServerVersion = setup.ParameterStatus("server_version")
@@ -778,7 +821,7 @@ func (t *thread) main(connected *sync.WaitGroup, goCh chan struct{}, finished *s
 						o.ln = nil
 					}
 				}
-				fail(&SetupError{Msg: connError(errs[i]) + "\n" + Progname + ": error: " + fmt.Sprintf("could not create connection for client %d", c.id)})
+				fail(&SetupError{Msg: connError(errs[i]) + "\n" + Progname + ": error: " + fmt.Sprintf("could not create connection for client %d", c.id), Err: errs[i]})
 				return
 			}
 			if c.ln.fd < 0 {
@@ -891,7 +934,7 @@ func (r *runner) tableInfo(ctx context.Context, conn *pgconn.PgConn, scale *int,
 				hint = fmt.Sprintf("\n%s: hint: Perhaps you need to do initialization (\"pgbench -i\") in database \"%s\".", Progname, r.pgcfg.Database)
 			}
 		}
-		return &SetupError{Msg: "could not count number of branches: " + msg + hint}
+		return &SetupError{Msg: "could not count number of branches: " + msg + hint, Err: rr.Err}
 	}
 	if len(rr.Rows) == 1 {
 		n, _ := strconv.Atoi(string(rr.Rows[0][0]))

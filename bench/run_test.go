@@ -3,6 +3,7 @@ package bench_test
 import (
 	"bytes"
 	"context"
+	"errors"
 	"strings"
 	"syscall"
 	"testing"
@@ -11,6 +12,7 @@ import (
 	"github.com/pglab/pglab/bench"
 	"github.com/pglab/pglab/bench/initdata"
 	"github.com/pglab/pglab/bench/script"
+	"github.com/pglab/pglab/internal/pgnet"
 	"github.com/pglab/pglab/pgserver"
 	"github.com/pglab/pglab/pgserver/pgtest"
 )
@@ -141,8 +143,8 @@ func TestRunAbortedClient(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !res.Aborted || res.Transactions != 0 {
-		t.Errorf("aborted %v transactions %d", res.Aborted, res.Transactions)
+	if !res.Aborted || res.Transactions != 0 || res.LostClients != 0 {
+		t.Errorf("aborted %v transactions %d lost clients %d", res.Aborted, res.Transactions, res.LostClients)
 	}
 	want := `pglab: error: client 0 script 0 aborted in command 1 query 0: ERROR:  relation "no_such_table" does not exist`
 	if !strings.Contains(stderr.String(), want) {
@@ -205,9 +207,27 @@ func TestRunServerDies(t *testing.T) {
 	cfg.NoVacuum = true
 	var stderr bytes.Buffer
 	cfg.Stderr = &stderr
+	// The server stops once every client has run its first query (the
+	// summary must have transactions: a fixed delay was too short for a
+	// loaded machine's connection set-up).
+	watch := pgtest.Connect(t, dsn)
+	stopped := make(chan error, 1)
 	go func() {
-		time.Sleep(1500 * time.Millisecond)
-		_ = inst.Stop(context.Background())
+		deadline := time.Now().Add(2 * time.Minute)
+		for time.Now().Before(deadline) {
+			var n int
+			err := watch.QueryRow(context.Background(), "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid() AND query LIKE 'select 1%'").Scan(&n)
+			if err != nil {
+				stopped <- err
+				return
+			}
+			if n == cfg.Clients {
+				stopped <- inst.Stop(context.Background())
+				return
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+		stopped <- errors.New("the clients never ran their first query")
 	}()
 	var before, after syscall.Rusage
 	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &before)
@@ -217,8 +237,15 @@ func TestRunServerDies(t *testing.T) {
 		t.Fatal(err)
 	}
 	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &after)
+	if err := <-stopped; err != nil {
+		t.Fatalf("stopping the server: %v", err)
+	}
 	if !res.Aborted || res.Transactions == 0 {
 		t.Errorf("aborted %v transactions %d", res.Aborted, res.Transactions)
+	}
+	// Every client lost the server, and the result says how.
+	if how, ok := pgnet.Lost(res.Lost); res.LostClients != cfg.Clients || how != pgnet.LostTerminated {
+		t.Errorf("lost clients %d (want %d), Lost(%v) = %q, %v", res.LostClients, cfg.Clients, res.Lost, how, ok)
 	}
 	if time.Since(start) > 10*time.Second {
 		t.Errorf("the run went on for %v after the server stopped", time.Since(start))

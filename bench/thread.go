@@ -3,6 +3,7 @@ package bench
 import (
 	"errors"
 	"fmt"
+	"io"
 	"strings"
 	"sync"
 	"syscall"
@@ -86,10 +87,12 @@ func (c *client) readSocket() {
 		}
 		c.connLost = true
 		c.lostMsg = lostText(errno)
+		c.noteLost(errno)
 		return
 	}
 	if n == 0 {
 		c.connLost = true
+		c.noteLost(io.EOF)
 		return
 	}
 	c.inE += n
@@ -258,6 +261,7 @@ func (t *thread) runClientBlocking(c *client, done func()) {
 			}
 			if err != nil {
 				c.connLost = true
+				c.noteLost(err)
 				var errno syscall.Errno
 				if errors.As(err, &errno) {
 					c.lostMsg = lostText(errno)

@@ -3,6 +3,8 @@ package bench
 import (
 	"encoding/binary"
 	"strings"
+
+	"github.com/jackc/pgx/v5/pgconn"
 )
 
 // This file encodes the frontend messages of PostgreSQL's protocol 3 that the
@@ -106,6 +108,12 @@ type serverError struct {
 	Hint     string
 	Context  string
 	Position int
+}
+
+// pgError returns the message as pgconn's error type, the form
+// pgnet.Lost classifies.
+func (e serverError) pgError() *pgconn.PgError {
+	return &pgconn.PgError{Severity: e.Severity, Code: e.Code, Message: e.Message, Detail: e.Detail, Hint: e.Hint, Where: e.Context}
 }
 
 // parseErrorFields decodes the fields of an ErrorResponse/NoticeResponse body.

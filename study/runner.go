@@ -115,13 +115,13 @@ func (r *Runner) Run(ctx context.Context, st Study, params Params) (out *Outcome
 		for _, s := range sessions {
 			s.closeObserver()
 			if terr := st.Teardown(cctx, s); terr != nil && err == nil {
-				err = fmt.Errorf("study %s: teardown on %s: %w", info.Name, s.Target.Name, terr)
+				err = fmt.Errorf("study %s: teardown on %s: %w", info.Name, s.Target.Name, s.Target.lost(cctx, terr))
 			}
 			s.releaseData()
 		}
 		for k := len(restores) - 1; k >= 0; k-- {
 			if rerr := restores[k](cctx); rerr != nil && err == nil {
-				err = rerr
+				err = r.Targets[k].lost(cctx, rerr)
 			}
 		}
 		for _, s := range sessions {
@@ -150,10 +150,10 @@ func (r *Runner) Run(ctx context.Context, st Study, params Params) (out *Outcome
 		restore, err := t.applySettings(ctx, want)
 		restores = append(restores, restore)
 		if err != nil {
-			return out, err
+			return out, t.lost(ctx, err)
 		}
 		if err := t.ensureSchema(ctx, r.Force); err != nil {
-			return out, err
+			return out, t.lost(ctx, err)
 		}
 		s := &Session{Target: t, Params: params, Quick: r.Quick, study: info.Name, runner: r}
 		sessions = append(sessions, s)
@@ -169,7 +169,7 @@ func (r *Runner) Run(ctx context.Context, st Study, params Params) (out *Outcome
 		}
 		r.say("%s: setting up on %s", info.Name, t.Name)
 		if err := st.Setup(ctx, s); err != nil {
-			return out, fmt.Errorf("study %s: setup on %s: %w", info.Name, t.Name, err)
+			return out, fmt.Errorf("study %s: setup on %s: %w", info.Name, t.Name, t.lost(ctx, err))
 		}
 	}
 
@@ -201,7 +201,7 @@ func (r *Runner) Run(ctx context.Context, st Study, params Params) (out *Outcome
 					if ctx.Err() != nil && errors.Is(runErr, ctx.Err()) {
 						return out, ctx.Err()
 					}
-					return out, fmt.Errorf("study %s: %s on %s, repetition %d: %w", info.Name, caseTitle(c), s.Target.Name, rep, runErr)
+					return out, fmt.Errorf("study %s: %s on %s, repetition %d: %w", info.Name, caseTitle(c), s.Target.Name, rep, s.Target.lost(ctx, runErr))
 				}
 			}
 		}

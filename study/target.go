@@ -75,6 +75,22 @@ func ManagedTarget(ctx context.Context, name string, inst *pgserver.Instance, ow
 	return t, nil
 }
 
+// ServerName names the target's server in messages: the target's name
+// and the server's own address (not a delay proxy's).
+func (t *Target) ServerName() string {
+	return pgnet.ConfigServerName(t.Name, &t.directConfig().Config)
+}
+
+// lost returns err as a *pgnet.LostError naming the target's server when
+// it means that the connection was lost (and ctx was not cancelled: an
+// interrupted step's closed connections are not a lost server), else err.
+func (t *Target) lost(ctx context.Context, err error) error {
+	if err == nil || ctx.Err() != nil {
+		return err
+	}
+	return pgnet.AsLost(t.ServerName(), "", err)
+}
+
 // DSNTarget opens a user's server. dsn is a URL or key=value string; PG*
 // environment variables and ~/.pgpass fill in what it leaves out.
 func DSNTarget(ctx context.Context, name, dsn string) (*Target, error) {

@@ -172,6 +172,9 @@ func tpsRun(ctx context.Context, s *Session, clients int) error {
 		return fmt.Errorf("pgbench run with %d clients: %w", clients, err)
 	}
 	if res.Aborted {
+		if res.Lost != nil {
+			return fmt.Errorf("pgbench run with %d clients: %d clients aborted: %w", clients, res.LostClients, res.Lost)
+		}
 		return fmt.Errorf("pgbench run with %d clients: some clients aborted", clients)
 	}
 	if err := s.recordLoad(ctx, res); err != nil {

@@ -25,6 +25,11 @@ type Error struct {
 	// Err is the underlying error (a *pgconn.PgError, a connection
 	// error, a context error), or nil.
 	Err error
+	// Step is pgbench's name of the step that failed ("client-side
+	// generate", "primary keys", ...; see Run), or "" before the steps.
+	Step string
+	// Query is the statement that failed, or "".
+	Query string
 }
 
 func newError(msg string) *Error { return &Error{Messages: []string{msg}} }
@@ -34,6 +39,19 @@ func (e *Error) Error() string { return e.Messages[len(e.Messages)-1] }
 
 // Unwrap returns the underlying error.
 func (e *Error) Unwrap() error { return e.Err }
+
+// Phase says where the error happened: the step and the statement, e.g.
+// "primary keys (alter table pgbench_accounts add primary key (aid))";
+// "" before the steps.
+func (e *Error) Phase() string {
+	switch {
+	case e.Step == "":
+		return ""
+	case e.Query == "":
+		return e.Step
+	}
+	return e.Step + " (" + e.Query + ")"
+}
 
 // Format renders the error as pgbench prints it on standard error, with
 // prog ("pgbench") as the program name; the result ends with a newline.
@@ -63,6 +81,7 @@ func queryError(sql string, err error) *Error {
 		Messages: []string{"query failed: " + serverMessage(err)},
 		Detail:   "Query was: " + sql,
 		Err:      err,
+		Query:    sql,
 	}
 }
 

@@ -51,11 +51,11 @@ func copyError(err error, sql string) *Error {
 	var pe *pgconn.PgError
 	if errors.As(err, &pe) {
 		if strings.HasPrefix(pe.Code, "42") {
-			return &Error{Messages: []string{"unexpected copy in result: " + serverMessage(err)}, Err: err}
+			return &Error{Messages: []string{"unexpected copy in result: " + serverMessage(err)}, Err: err, Query: sql}
 		}
-		return &Error{Notice: serverMessage(err), Messages: []string{"PQendcopy failed"}, Err: err}
+		return &Error{Notice: serverMessage(err), Messages: []string{"PQendcopy failed"}, Err: err, Query: sql}
 	}
-	return &Error{Messages: []string{"PQputline failed"}, Detail: "Query was: " + sql, Err: err}
+	return &Error{Messages: []string{"PQputline failed"}, Detail: "Query was: " + sql, Err: err, Query: sql}
 }
 
 // generateClientSide is step g: in one transaction, truncate the tables

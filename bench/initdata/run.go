@@ -103,6 +103,10 @@ func Run(ctx context.Context, cfg *pgconn.Config, o Options, progress io.Writer)
 			err = r.foreignKeys(ctx)
 		}
 		if err != nil {
+			var ie *Error
+			if errors.As(err, &ie) && ie.Step == "" {
+				ie.Step = stepNames[c]
+			}
 			return t, err
 		}
 		d := time.Since(start)

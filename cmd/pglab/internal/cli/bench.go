@@ -9,6 +9,7 @@ import (
 	"github.com/pglab/pglab/bench"
 	"github.com/pglab/pglab/bench/initdata"
 	"github.com/pglab/pglab/internal/buildinfo"
+	"github.com/pglab/pglab/internal/pgnet"
 	"github.com/pglab/pglab/pgserver"
 	"github.com/spf13/cobra"
 )
@@ -94,6 +95,10 @@ type benchRun struct {
 	coord  coordFlags
 	// args is pgbench's command line (for --k8s-job's coordinator)
 	args []string
+	// server names the server for a lost connection's message: the
+	// instance of --target and its address, or the address (that of the
+	// server, not of a delay proxy --env puts in front of it)
+	server string
 }
 
 func (b *benchRun) errorf(format string, args ...any) int {
@@ -132,6 +137,7 @@ func runBench(env *Env, args []string) int {
 	case bench.ActionDone:
 		return exitOK
 	}
+	b.server = b.serverName(&cl.Config)
 	stop, err := b.benchEnv(&cl.Config)
 	if err != nil {
 		return b.errorf("%s", err)
@@ -191,9 +197,12 @@ func (b *benchRun) finish(res *bench.Result, err error) int {
 		switch {
 		case errors.As(err, &ae):
 			b.errorf("%s", ae)
+			b.lostLine("the run", ae.Lost)
 			return exitAborted
 		case errors.As(err, &se):
-			return b.errorf("%s", se.Msg)
+			b.errorf("%s", se.Msg)
+			b.lostLine("the run's setup", se.Err)
+			return exitFailure
 		case env.Ctx.Err() != nil:
 			// Interrupted: show what ran until then (Main adds the signal).
 			if res != nil && !b.flags.json {
@@ -217,9 +226,35 @@ func (b *benchRun) finish(res *bench.Result, err error) int {
 	}
 	if res.Aborted {
 		b.errorf("Run was aborted; the above results are incomplete.")
+		b.lostLine(fmt.Sprintf("the run (%d of %d clients aborted)", res.LostClients, res.Clients), res.Lost)
 		return exitAborted
 	}
 	return exitOK
+}
+
+// serverName names the server of cfg for lost-connection messages: the
+// instance --target names (or the NAME of NAME=DSN), with its address, or
+// the address.
+func (b *benchRun) serverName(cfg *bench.Config) string {
+	pc, err := bench.ConnConfig(cfg.ConnString, cfg.Host, cfg.Port, cfg.User, cfg.DBName)
+	if err != nil {
+		return ""
+	}
+	var name string
+	if b.flags.target != "" {
+		t, _ := pgserver.ParseTarget(b.flags.target)
+		name = t.Label
+	}
+	return pgnet.ConfigServerName(name, pc)
+}
+
+// lostLine prints, when err means that the connection to the server was
+// lost, a last line naming the server, the phase and how it was lost.
+func (b *benchRun) lostLine(phase string, err error) {
+	var le *pgnet.LostError
+	if errors.As(pgnet.AsLost(b.server, phase, err), &le) {
+		b.errorf("%s", le)
+	}
 }
 
 // resolveTarget resolves --target: a managed instance's name, or a DSN.
@@ -237,11 +272,16 @@ func resolveTarget(target, dbname string) (string, string, error) {
 	return t.Instance.DSN(), "", nil
 }
 
+// initError prints a failed -i as pgbench does, then the lost server, if
+// that is why it failed.
 func (b *benchRun) initError(err error) int {
 	var ie *initdata.Error
-	if errors.As(err, &ie) {
-		io.WriteString(b.stderr, ie.Format(benchProg))
-		return exitFailure
+	if !errors.As(err, &ie) {
+		return b.errorf("%s", err)
 	}
-	return b.errorf("%s", err)
+	io.WriteString(b.stderr, ie.Format(benchProg))
+	if ie.Step != "" {
+		b.lostLine(ie.Phase(), ie.Err)
+	}
+	return 1
 }

@@ -9,6 +9,7 @@ package cli_test
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -101,7 +102,7 @@ func (p *proc) waitFor(what string, limit time.Duration, cond func() bool) {
 		if time.Now().After(deadline) {
 			p.t.Fatalf("no %s after %v; stderr:\n%s", what, limit, p.stderr.String())
 		}
-		time.Sleep(100 * time.Millisecond)
+		time.Sleep(20 * time.Millisecond)
 	}
 }
 
@@ -279,6 +280,10 @@ func TestFaultKillServerDuringBench(t *testing.T) {
 	if !strings.Contains(stderr, "Run was aborted; the above results are incomplete.") {
 		t.Errorf("no incomplete-run line; stderr:\n%s", stderr)
 	}
+	want := `^pglab: error: lost the server kb \(127\.0\.0\.1:\d+\) during the run \(4 of 4 clients aborted\): the server (terminated|closed) the connection`
+	if last := lastLine(stderr); !regexp.MustCompile(want).MatchString(last) {
+		t.Errorf("last line %q does not name the lost server (want %s)", last, want)
+	}
 	if !strings.Contains(p.stdout.String(), "number of transactions actually processed: ") {
 		t.Errorf("no summary of what ran before the fault; stdout:\n%s", p.stdout.String())
 	}
@@ -286,25 +291,227 @@ func TestFaultKillServerDuringBench(t *testing.T) {
 	assertNoProcesses(t, e.state, e.tmp)
 }
 
-// TestFaultKillServerDuringInit kills the postmaster while `pglab bench -i`
-// loads pgbench_accounts: exit 1 within seconds with the server's message.
+// initFault is one phase of `pglab bench -i` in which
+// TestFaultKillServerDuringInit kills the server.
+type initFault struct {
+	name string
+	// prepare runs before pglab starts: tables from an earlier -i, a
+	// session holding the lock the phase will wait for.
+	prepare func(t *testing.T, name, dsn string)
+	args    []string
+	// reached waits until the server is in the phase (a state seen in the
+	// server's views or pglab's progress output; never a time).
+	reached func(p *proc, conn *pgx.Conn)
+	// all kills the backends with the postmaster (a CPU-bound backend
+	// finishes its statement when only its postmaster dies).
+	all bool
+	// step and stmt are the phase the last line must name: pgbench's step
+	// and the statement; "" for any.
+	step, stmt string
+}
+
+// initFaults are the phases of bench -i, each held or observed.
+var initFaults = []initFault{
+	{name: "drop", prepare: initTables, args: []string{"-s", "1"},
+		reached: waitingOnLock("drop table%"), step: "drop tables",
+		stmt: "drop table if exists pgbench_accounts, pgbench_branches, pgbench_history, pgbench_tellers"},
+	{name: "create", prepare: holdTableName, args: []string{"-s", "1"},
+		reached: waitingOnLock("create table pgbench_branches%"), step: "create tables",
+		stmt: "create table pgbench_branches(bid int not null,bbalance int,filler char(88)) with (fillfactor=100)"},
+	{name: "copy", args: []string{"-s", "15"}, reached: copyStreaming, all: true,
+		step: "client-side generate", stmt: "copy pgbench_accounts from stdin with (freeze on)"},
+	// The issue's case: only the postmaster killed while COPY streams. Its
+	// backend notices when it next waits for the client, which may be in
+	// the COPY, at its commit or in the vacuum step's first query (the
+	// client's data filled the socket until then): any phase.
+	{name: "copy-postmaster", args: []string{"-s", "15"}, reached: copyStreaming},
+	{name: "server-side", args: []string{"-s", "15", "-I", "dtG"}, reached: activeQuery("insert into pgbench_accounts%"), all: true,
+		step: "server-side generate"},
+	{name: "vacuum", prepare: initTables, args: []string{"-s", "1", "-I", "v"},
+		reached: waitingOnLock("vacuum analyze pgbench_branches"), step: "vacuum", stmt: "vacuum analyze pgbench_branches"},
+	{name: "index", args: []string{"-s", "15"}, reached: buildingIndex("pgbench_accounts"), all: true,
+		step: "primary keys", stmt: "alter table pgbench_accounts add primary key (aid)"},
+	{name: "foreign-keys", prepare: initTables, args: []string{"-s", "1", "-I", "f"},
+		reached: waitingOnLock("alter table pgbench_tellers add constraint%"), step: "foreign keys",
+		stmt: "alter table pgbench_tellers add constraint pgbench_tellers_bid_fkey foreign key (bid) references pgbench_branches"},
+}
+
+// TestFaultKillServerDuringInit kills the server in each phase of `pglab
+// bench -i` once the phase is reached: exit 1 within seconds, pgbench's
+// error, and a last line naming the lost server (instance and address),
+// the phase and how it was lost.
 func TestFaultKillServerDuringInit(t *testing.T) {
 	e := newFaultEnv(t)
-	startInstance(t, "ki")
-	p := startPglab(t, e.vars(), "bench", "-i", "-s", "15", "--target", "ki")
-	p.waitStderr(`tuples \(\d+%\) of pgbench_accounts done`, 60*time.Second)
-	killInstance(t, "ki")
-	code, took := p.exit(30 * time.Second)
-	t.Logf("bench -i: exit %d %v after SIGKILL", code, took)
-	stderr := p.stderr.String()
-	if code != 1 {
-		t.Errorf("exit code %d, want 1; stderr:\n%s", code, stderr)
+	for _, f := range initFaults {
+		t.Run(f.name, func(t *testing.T) {
+			name := "ki-" + f.name
+			dsn := startInstance(t, name)
+			if f.prepare != nil {
+				f.prepare(t, name, dsn)
+			}
+			watch := pgtest.Connect(t, dsn)
+			args := append(append([]string{"bench", "-i"}, f.args...), "--target", name)
+			p := startPglab(t, e.vars(), args...)
+			f.reached(p, watch)
+			killServer(t, name, f.all)
+			code, took := p.exit(60 * time.Second)
+			t.Logf("bench -i: exit %d %v after SIGKILL", code, took)
+			stderr := p.stderr.String()
+			if code != 1 {
+				t.Errorf("exit code %d, want pgbench's 1; stderr:\n%s", code, stderr)
+			}
+			phase := regexp.QuoteMeta(f.step)
+			if f.step == "" {
+				phase = `[a-z -]+`
+			}
+			if f.stmt != "" {
+				phase += ` \(` + regexp.QuoteMeta(f.stmt) + `\)`
+			} else {
+				phase += `( \(.*\))?`
+			}
+			want := `^pglab: error: lost the server ` + regexp.QuoteMeta(name) + ` \(127\.0\.0\.1:\d+\) during ` + phase +
+				`: the server (terminated|closed) the connection`
+			if last := lastLine(stderr); !regexp.MustCompile(want).MatchString(last) {
+				t.Errorf("last line %q does not name the lost server and the phase (want %s); stderr:\n%s", last, want, stderr)
+			}
+			assertOneErrorLine(t, stderr)
+			assertNoProcesses(t, e.state, e.tmp)
+		})
 	}
-	if !regexp.MustCompile(`pglab: error: .*(terminating connection due to unexpected postmaster exit|postmaster exited|server closed the connection unexpectedly|connection|EOF)`).MatchString(stderr) {
-		t.Errorf("no error line naming the lost server; stderr:\n%s", stderr)
+}
+
+// lastLine is the last line of s.
+func lastLine(s string) string {
+	s = strings.TrimRight(s, "\n")
+	return s[strings.LastIndexByte(s, '\n')+1:]
+}
+
+// initTables makes pgbench's tables (scale 1) for the phases that need
+// them, and holds a lock on pgbench_branches that the phase waits for.
+func initTables(t *testing.T, name, _ string) {
+	t.Helper()
+	if r := run(t, "bench", "-i", "-s", "1", "-q", "--target", name); r.code != 0 {
+		t.Fatalf("bench -i: %s", r.stderr)
 	}
-	assertOneErrorLine(t, stderr)
-	assertNoProcesses(t, e.state, e.tmp)
+	holdLock(t, name, "LOCK TABLE pgbench_branches IN SHARE UPDATE EXCLUSIVE MODE")
+}
+
+// holdTableName creates pgbench_branches in a transaction left open:
+// pglab's create of that table waits for it.
+func holdTableName(t *testing.T, name, _ string) {
+	holdLock(t, name, "CREATE TABLE pgbench_branches (x int)")
+}
+
+// holdLock runs sql in a transaction that stays open until the server
+// dies. SHARE UPDATE EXCLUSIVE on pgbench_branches holds up DROP TABLE,
+// VACUUM and ALTER TABLE ... FOREIGN KEY alike.
+func holdLock(t *testing.T, name, sql string) {
+	t.Helper()
+	inst, err := pgserver.OpenNamed(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	conn := pgtest.Connect(t, inst.DSN())
+	if _, err := conn.Exec(context.Background(), "BEGIN"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := conn.Exec(context.Background(), sql); err != nil {
+		t.Fatalf("%s: %v", sql, err)
+	}
+}
+
+// pollServer waits until query, run on conn, returns a row.
+func pollServer(p *proc, conn *pgx.Conn, what, query string) {
+	p.t.Helper()
+	p.waitFor(what, 120*time.Second, func() bool {
+		var one int
+		err := conn.QueryRow(context.Background(), query).Scan(&one)
+		if err != nil && !errors.Is(err, pgx.ErrNoRows) {
+			p.t.Fatalf("%s: %v", query, err)
+		}
+		return err == nil
+	})
+}
+
+// waitingOnLock waits for pglab's session to wait on a lock in a
+// statement like pattern.
+func waitingOnLock(pattern string) func(*proc, *pgx.Conn) {
+	return func(p *proc, conn *pgx.Conn) {
+		p.t.Helper()
+		pollServer(p, conn, "a session waiting on a lock in "+pattern,
+			"SELECT 1 FROM pg_stat_activity WHERE query LIKE '"+pattern+"' AND wait_event_type = 'Lock'")
+	}
+}
+
+// activeQuery waits for pglab's session to run a statement like pattern.
+func activeQuery(pattern string) func(*proc, *pgx.Conn) {
+	return func(p *proc, conn *pgx.Conn) {
+		p.t.Helper()
+		pollServer(p, conn, "a session running "+pattern,
+			"SELECT 1 FROM pg_stat_activity WHERE query LIKE '"+pattern+"' AND state = 'active' AND pid <> pg_backend_pid()")
+	}
+}
+
+// buildingIndex waits for an index build on table.
+func buildingIndex(table string) func(*proc, *pgx.Conn) {
+	return func(p *proc, conn *pgx.Conn) {
+		p.t.Helper()
+		pollServer(p, conn, "an index build on "+table,
+			"SELECT 1 FROM pg_stat_progress_create_index WHERE relid = to_regclass('"+table+"')")
+	}
+}
+
+// copyStreaming waits until pglab has streamed the first 100,000 rows of
+// pgbench_accounts (its progress line): 1.4 million are still to come.
+func copyStreaming(p *proc, _ *pgx.Conn) {
+	p.t.Helper()
+	p.waitStderr(`tuples \(\d+%\) of pgbench_accounts done`, 120*time.Second)
+}
+
+// killServer sends SIGKILL to a named instance's postmaster and, with all,
+// to every process of the server (a crash of the machine or the OOM
+// killer's work as the client sees it: no process left to say anything).
+func killServer(t *testing.T, name string, all bool) {
+	t.Helper()
+	inst, err := pgserver.OpenNamed(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pm := inst.PID()
+	if pm <= 0 {
+		t.Fatalf("instance %s has no postmaster", name)
+	}
+	var children []int
+	if all {
+		children = childProcesses(pm)
+	}
+	if err := syscall.Kill(pm, syscall.SIGKILL); err != nil {
+		t.Fatalf("kill postmaster %d: %v", pm, err)
+	}
+	for _, c := range children {
+		syscall.Kill(c, syscall.SIGKILL)
+	}
+}
+
+// childProcesses lists the processes whose parent is pid.
+func childProcesses(pid int) []int {
+	ents, _ := os.ReadDir("/proc")
+	var out []int
+	for _, e := range ents {
+		stat, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
+		if err != nil {
+			continue
+		}
+		// pid (comm) state ppid ...: comm may hold spaces and parentheses
+		rest := string(stat[strings.LastIndexByte(string(stat), ')')+1:])
+		f := strings.Fields(rest)
+		if len(f) > 1 && f[1] == strconv.Itoa(pid) {
+			if c, err := strconv.Atoi(e.Name()); err == nil {
+				out = append(out, c)
+			}
+		}
+	}
+	return out
 }
 
 // TestFaultKillServerDuringStudy kills the postmaster of the study's server
@@ -320,16 +527,17 @@ func TestFaultKillServerDuringStudy(t *testing.T) {
 	cases := []struct {
 		name   string
 		target []string
+		server string // the target's name, as the error must say it
 		kill   func(t *testing.T)
 	}{
-		{"versions", []string{"--versions", pgtest.DefaultVersion()}, func(t *testing.T) {
+		{"versions", []string{"--versions", pgtest.DefaultVersion()}, "pg" + pgtest.DefaultVersion(), func(t *testing.T) {
 			pid := postmasterUnder(e.tmp)
 			if pid == 0 {
 				t.Fatalf("no postmaster under %s", e.tmp)
 			}
 			syscall.Kill(pid, syscall.SIGKILL)
 		}},
-		{"target", []string{"--target", "ks"}, func(t *testing.T) { killInstance(t, "ks") }},
+		{"target", []string{"--target", "ks"}, "ks", func(t *testing.T) { killInstance(t, "ks") }},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -344,8 +552,10 @@ func TestFaultKillServerDuringStudy(t *testing.T) {
 			if code != 1 {
 				t.Errorf("exit code %d, want 1; stderr:\n%s", code, stderr)
 			}
-			if !regexp.MustCompile(`pglab: study commit: .* repetition \d+: .*(postmaster|server closed|connection|EOF|shutting down)`).MatchString(stderr) {
-				t.Errorf("no line names the failed step and why; stderr:\n%s", stderr)
+			want := `^pglab: study commit: .* on ` + c.server + `, repetition \d+: lost the server ` + c.server +
+				` \(127\.0\.0\.1:\d+\): the server (terminated the connection|closed the connection unexpectedly|refused the connection|is not accepting connections): `
+			if last := lastLine(stderr); !regexp.MustCompile(want).MatchString(last) {
+				t.Errorf("last line %q does not name the failed step, the lost server and how (want %s); stderr:\n%s", last, want, stderr)
 			}
 			if strings.Contains(stderr, "flush statistics: flush statistics") {
 				t.Errorf("error context repeated: %s", stderr)

@@ -1,0 +1,92 @@
+package pgnet
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"syscall"
+	"testing"
+
+	"github.com/jackc/pgx/v5/pgconn"
+)
+
+func TestLost(t *testing.T) {
+	fatal := func(code, msg string) error {
+		return &pgconn.PgError{Severity: "FATAL", Code: code, Message: msg}
+	}
+	for _, c := range []struct {
+		name string
+		err  error
+		want string // "" = not lost
+	}{
+		{"nil", nil, ""},
+		{"unexpected postmaster exit", fatal("57P01", "terminating connection due to unexpected postmaster exit"), LostTerminated},
+		{"administrator command", fatal("57P01", "terminating connection due to administrator command"), LostTerminated},
+		{"crash of another process", fatal("57P02", "terminating connection because of crash of another server process"), LostTerminated},
+		{"shutting down", fatal("57P03", "the database system is shutting down"), LostStarting},
+		{"parallel worker's postmaster gone", fatal("XX000", "postmaster exited during a parallel transaction"), LostTerminated},
+		{"wrapped FATAL", fmt.Errorf("update rows: %w", fatal("57P01", "x")), LostTerminated},
+		{"ERROR", &pgconn.PgError{Severity: "ERROR", Code: "23505", Message: "duplicate key"}, ""},
+		{"query canceled", &pgconn.PgError{Severity: "ERROR", Code: "57014", Message: "canceling statement due to user request"}, ""},
+		{"EOF", io.EOF, LostClosed},
+		{"unexpected EOF wrapped", fmt.Errorf("failed to receive message: %w", io.ErrUnexpectedEOF), LostClosed},
+		{"reset", &net.OpError{Op: "read", Net: "tcp", Err: os.NewSyscallError("read", syscall.ECONNRESET)}, LostClosed},
+		{"broken pipe", syscall.EPIPE, LostClosed},
+		{"pgconn closed", fmt.Errorf("exec: %w", pgconn.ErrConnClosed), LostClosed},
+		{"refused", &net.OpError{Op: "dial", Net: "tcp", Err: os.NewSyscallError("connect", syscall.ECONNREFUSED)}, LostRefused},
+		{"timed out", &net.OpError{Op: "read", Net: "tcp", Err: os.NewSyscallError("read", syscall.ETIMEDOUT)}, LostTimedOut},
+		{"cancelled", fmt.Errorf("read: %w: %w", context.Canceled, io.EOF), ""},
+		{"deadline", context.DeadlineExceeded, ""},
+		{"other", errors.New("no such table"), ""},
+		{"ENOENT", syscall.ENOENT, ""},
+	} {
+		how, ok := Lost(c.err)
+		if how != c.want || ok != (c.want != "") {
+			t.Errorf("%s: Lost(%v) = %q, %v; want %q", c.name, c.err, how, ok, c.want)
+		}
+	}
+}
+
+func TestAsLost(t *testing.T) {
+	cause := fmt.Errorf("commit: %w", &pgconn.PgError{Severity: "FATAL", Code: "57P01", Message: "terminating connection due to unexpected postmaster exit"})
+	err := AsLost(ServerName("ki", "127.0.0.1", 5433), "client-side generate (commit)", cause)
+	want := "lost the server ki (127.0.0.1:5433) during client-side generate (commit): the server terminated the connection: " +
+		"commit: FATAL: terminating connection due to unexpected postmaster exit (SQLSTATE 57P01)"
+	if err.Error() != want {
+		t.Errorf("got  %q\nwant %q", err, want)
+	}
+	if !errors.Is(err, cause) {
+		t.Errorf("the cause is not wrapped")
+	}
+	// Wrapped once only.
+	again := AsLost("other", "", fmt.Errorf("study: %w", err))
+	var le *LostError
+	if !errors.As(again, &le) || le.Server != "ki (127.0.0.1:5433)" {
+		t.Errorf("wrapped twice: %v", again)
+	}
+	plain := errors.New("syntax error")
+	if AsLost("x", "", plain) != plain {
+		t.Errorf("an error that is no lost connection was changed")
+	}
+}
+
+func TestServerName(t *testing.T) {
+	for _, c := range []struct {
+		name, host string
+		port       uint16
+		want       string
+	}{
+		{"pg17", "127.0.0.1", 5433, "pg17 (127.0.0.1:5433)"},
+		{"", "db.example.com", 0, "db.example.com:5432"},
+		{"", "::1", 5432, "[::1]:5432"},
+		{"ks", "/tmp/sock", 6000, "ks (/tmp/sock/.s.PGSQL.6000)"},
+		{"127.0.0.1:5432", "127.0.0.1", 5432, "127.0.0.1:5432"},
+	} {
+		if got := ServerName(c.name, c.host, c.port); got != c.want {
+			t.Errorf("ServerName(%q, %q, %d) = %q, want %q", c.name, c.host, c.port, got, c.want)
+		}
+	}
+}
