@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"net"
 	"net/url"
 	"os"
@@ -904,6 +905,7 @@ func lastLines2(s string, n int) string {
 	return strings.Join(lines, "\n")
 }
 
+// processAlive reports whether a process exists and is no zombie.
 func processAlive(pid int) bool {
 	if pid <= 0 {
 		return false
@@ -912,8 +914,13 @@ func processAlive(pid int) bool {
 	if err != nil && !errors.Is(err, syscall.EPERM) {
 		return false
 	}
-	// A zombie counts as gone.
+	// A zombie counts as gone, and so does one reaped since the signal
+	// above (no /proc entry any more: "already running" was reported for
+	// a killed postmaster whose parent reaped it just then).
 	data, rerr := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if errors.Is(rerr, fs.ErrNotExist) || errors.Is(rerr, syscall.ESRCH) {
+		return false
+	}
 	if rerr == nil {
 		if j := strings.LastIndexByte(string(data), ')'); j > 0 && j+2 < len(data) && data[j+2] == 'Z' {
 			return false

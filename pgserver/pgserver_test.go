@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -301,19 +302,46 @@ func TestStartNamedAfterKill(t *testing.T) {
 		if got := show(t, inst, "port"); got == "" {
 			t.Fatalf("start %d: no port", round)
 		}
-		if err := syscall.Kill(inst.PID(), syscall.SIGKILL); err != nil {
+		pid := inst.PID()
+		procs := append(childPIDs(pid), pid)
+		if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
 			t.Fatal(err)
 		}
-		// The backends notice their postmaster's death and exit; a new
-		// postmaster refuses the shared memory they still hold.
+		// The server's other processes notice their postmaster's death
+		// and exit (a new postmaster refuses the shared memory they still
+		// hold), and this process, its parent, reaps it (a new postmaster
+		// takes a zombie's PID in postmaster.pid for a running server).
 		deadline := time.Now().Add(30 * time.Second)
-		for len(serverProcesses(state)) > 0 {
+		for slices.ContainsFunc(procs, processExists) {
 			if time.Now().After(deadline) {
-				t.Fatalf("processes of the killed server left: %v", serverProcesses(state))
+				t.Fatalf("processes of the killed server left: %v", procs)
 			}
 			time.Sleep(20 * time.Millisecond)
 		}
 	}
+}
+
+// processExists reports whether pid exists, a zombie included.
+func processExists(pid int) bool {
+	_, err := os.Stat(filepath.Join("/proc", strconv.Itoa(pid)))
+	return err == nil
+}
+
+// childPIDs lists the processes whose parent is pid.
+func childPIDs(pid int) []int {
+	ents, _ := os.ReadDir("/proc")
+	var out []int
+	for _, e := range ents {
+		stat, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
+		if err != nil {
+			continue
+		}
+		f := strings.Fields(string(stat[strings.LastIndexByte(string(stat), ')')+1:]))
+		if c, err := strconv.Atoi(e.Name()); err == nil && len(f) > 1 && f[1] == strconv.Itoa(pid) {
+			out = append(out, c)
+		}
+	}
+	return out
 }
 
 func processRunning(pid int) bool {
