@@ -37,7 +37,8 @@ func sleepUS(d int64) { time.Sleep(time.Duration(d) * time.Microsecond) }
 // may span lines.
 type SetupError struct {
 	Msg string
-	// Err is the connection's or the server's error behind Msg, or nil.
+	// Err is the error of an established connection behind Msg (one that
+	// may mean a lost server), or nil; a failed first connection has none.
 	Err error
 }
 
@@ -566,7 +567,7 @@ func (r *runner) setupDatabase(ctx context.Context, vars0 *script.Variables, rr 
 	cfg := &r.cfg
 	setup, err := pgconn.ConnectConfig(ctx, r.pgcfg.Copy())
 	if err != nil {
-		return 0, &SetupError{Msg: connError(err) + "\n" + Progname + ": error: could not create connection for setup", Err: err}
+		return 0, &SetupError{Msg: connError(err) + "\n" + Progname + ": error: could not create connection for setup"}
 	}
 	defer setup.Close(ctx)
 	res.ServerVersion = setup.ParameterStatus("server_version")
@@ -821,7 +822,7 @@ func (t *thread) main(connected *sync.WaitGroup, goCh chan struct{}, finished *s
 						o.ln = nil
 					}
 				}
-				fail(&SetupError{Msg: connError(errs[i]) + "\n" + Progname + ": error: " + fmt.Sprintf("could not create connection for client %d", c.id), Err: errs[i]})
+				fail(&SetupError{Msg: connError(errs[i]) + "\n" + Progname + ": error: " + fmt.Sprintf("could not create connection for client %d", c.id)})
 				return
 			}
 			if c.ln.fd < 0 {

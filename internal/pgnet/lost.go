@@ -35,20 +35,31 @@ const (
 
 // Lost reports whether err means that the connection to the server is
 // lost, and how (one of the Lost* texts). A cancelled or expired context
-// is not a lost connection, whatever error it caused. It looks through
-// wrapped errors, so the errors of pgconn, of the bench engine's raw
-// sockets (syscall.Errno, io.EOF) and of pglab's packages wrapping them
-// are classified alike.
+// is not a lost connection, whatever error it caused, nor is a login the
+// server refuses (a FATAL other than 57P* while connecting). A refused or
+// reset connection attempt is: the caller knows whether the server was
+// there before (a reconnection, a further connection of a run) or never
+// answered (the first connection: no lost server to name). It looks
+// through wrapped errors, so the errors of pgconn, of the bench engine's
+// raw sockets (syscall.Errno, io.EOF) and of pglab's packages wrapping
+// them are classified alike.
 func Lost(err error) (string, bool) {
 	if err == nil || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
 		return "", false
 	}
 	var pe *pgconn.PgError
 	if errors.As(err, &pe) {
+		var ce *pgconn.ConnectError
 		switch {
 		case pe.Code == "57P03":
 			return LostStarting, true
-		case strings.HasPrefix(pe.Code, "57P"), pe.Severity == "FATAL", pe.Severity == "PANIC":
+		case strings.HasPrefix(pe.Code, "57P"):
+			return LostTerminated, true
+		case errors.As(err, &ce):
+			// A refused login (password, role, database, too many
+			// connections) is no lost server.
+			return "", false
+		case pe.Severity == "FATAL", pe.Severity == "PANIC":
 			return LostTerminated, true
 		}
 		return "", false

@@ -50,6 +50,58 @@ func TestLost(t *testing.T) {
 	}
 }
 
+// TestLostLogin: a server that refuses a login with a FATAL is no lost
+// server; one that is shutting down (57P03) is.
+func TestLostLogin(t *testing.T) {
+	for _, c := range []struct {
+		code, msg, want string
+	}{
+		{"28P01", "password authentication failed for user \"x\"", ""},
+		{"3D000", "database \"x\" does not exist", ""},
+		{"53300", "sorry, too many clients already", ""},
+		{"57P03", "the database system is shutting down", LostStarting},
+	} {
+		addr := refusingServer(t, c.code, c.msg)
+		_, err := pgconn.Connect(context.Background(), "postgres://x@"+addr+"/x?sslmode=disable&connect_timeout=10")
+		if err == nil {
+			t.Fatalf("%s: connected", c.code)
+		}
+		if how, _ := Lost(err); how != c.want {
+			t.Errorf("%s: Lost(%v) = %q, want %q", c.code, err, how, c.want)
+		}
+	}
+}
+
+// refusingServer listens on 127.0.0.1 and answers one startup message
+// with a FATAL error.
+func refusingServer(t *testing.T, code, msg string) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ln.Close() })
+	go func() {
+		c, err := ln.Accept()
+		if err != nil {
+			return
+		}
+		defer c.Close()
+		var hdr [4]byte
+		if _, err := io.ReadFull(c, hdr[:]); err != nil {
+			return
+		}
+		n := int(hdr[0])<<24 | int(hdr[1])<<16 | int(hdr[2])<<8 | int(hdr[3])
+		if _, err := io.ReadFull(c, make([]byte, n-4)); err != nil {
+			return
+		}
+		body := []byte("SFATAL\x00VFATAL\x00C" + code + "\x00M" + msg + "\x00\x00")
+		l := len(body) + 4
+		c.Write(append([]byte{'E', byte(l >> 24), byte(l >> 16), byte(l >> 8), byte(l)}, body...))
+	}()
+	return ln.Addr().String()
+}
+
 func TestAsLost(t *testing.T) {
 	cause := fmt.Errorf("commit: %w", &pgconn.PgError{Severity: "FATAL", Code: "57P01", Message: "terminating connection due to unexpected postmaster exit"})
 	err := AsLost(ServerName("ki", "127.0.0.1", 5433), "client-side generate (commit)", cause)
