@@ -3,7 +3,6 @@ package study
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"strings"
 	"time"
 
@@ -81,7 +80,7 @@ func (s *Session) MeasureStep(ctx context.Context, name string, work *pgx.Conn, 
 	}
 	before, err := observe.Snapshot(ctx, obs)
 	if err != nil {
-		return nil, fmt.Errorf("read server counters: %w", err)
+		return nil, err // observe's errors say "read server counters: …"
 	}
 	var sessions map[int32]bool
 	if work == nil {
@@ -135,7 +134,7 @@ func (s *Session) MeasureStep(ctx context.Context, name string, work *pgx.Conn, 
 	}
 	after, err := observe.Snapshot(ctx, obs)
 	if err != nil {
-		return step, fmt.Errorf("read server counters: %w", err)
+		return step, err
 	}
 	step.Counters = observe.Diff(before, after)
 	if data, err := json.Marshal(map[string]any{"elapsed_ms": float64(step.Elapsed.Microseconds()) / 1000, "counters": step.Counters}); err == nil {

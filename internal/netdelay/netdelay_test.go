@@ -230,13 +230,21 @@ func TestHalfCloseEachWay(t *testing.T) {
 	waitFor(t, func() bool { st, _ := p2.Stats(); return st.Open == 0 }, "the connection to close once both sides are done")
 }
 
+// TestResetReachesTheClient: the server resets its connection and the
+// client's read says so. The server resets once the client's dial has
+// returned: on a loaded machine the proxy could carry the reset back
+// before the dialling goroutine had checked its connect, which then
+// failed with "connection reset by peer".
 func TestResetReachesTheClient(t *testing.T) {
+	connected := make(chan struct{})
 	up := server(t, func(c net.Conn) {
+		<-connected
 		c.Write([]byte("x"))
 		c.(*net.TCPConn).SetLinger(0)
 	})
 	p := start(t, Options{Upstream: up, RTT: time.Millisecond})
 	c := dial(t, p.Addr())
+	close(connected)
 	_, err := io.ReadAll(c)
 	if !errors.Is(err, syscall.ECONNRESET) {
 		t.Fatalf("read after the server's reset: %v, want ECONNRESET", err)

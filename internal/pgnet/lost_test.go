@@ -142,3 +142,41 @@ func TestServerName(t *testing.T) {
 		}
 	}
 }
+
+// TestPeerTimeout: the kernel's ETIMEDOUT (TCP user timeout, keepalives)
+// is a lost peer whose Timeout is false (pgconn's background reader drops
+// errors whose Timeout is true); a deadline's timeout is left alone.
+func TestPeerTimeout(t *testing.T) {
+	kernel := &net.OpError{Op: "read", Net: "tcp", Err: os.NewSyscallError("read", syscall.ETIMEDOUT)}
+	err := peerTimeout(kernel)
+	var ne net.Error
+	if !errors.As(err, &ne) || ne.Timeout() {
+		t.Errorf("peerTimeout(%v): Timeout() true or no net.Error", kernel)
+	}
+	if err.Error() != kernel.Error() || !errors.Is(err, syscall.ETIMEDOUT) {
+		t.Errorf("peerTimeout changed the error: %v", err)
+	}
+	if how, _ := Lost(err); how != LostTimedOut {
+		t.Errorf("Lost = %q, want %q", how, LostTimedOut)
+	}
+	deadline := &net.OpError{Op: "read", Net: "tcp", Err: os.ErrDeadlineExceeded}
+	if got := peerTimeout(deadline); got != deadline {
+		t.Errorf("a deadline's timeout was changed: %v", got)
+	}
+	// Connections dialled for pgconn keep their socket reachable for
+	// TakeSocket.
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	o, _ := Parse(nil)
+	c, err := o.DialContext(context.Background(), "tcp", ln.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if _, ok := c.(syscall.Conn); !ok {
+		t.Errorf("%T is no syscall.Conn", c)
+	}
+}

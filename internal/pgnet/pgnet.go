@@ -27,6 +27,8 @@
 package pgnet
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"math"
 	"net"
@@ -168,8 +170,62 @@ func Configure(cfg *pgconn.Config) error {
 		delete(cfg.RuntimeParams, k)
 	}
 	o.ConnectTimeout = cfg.ConnectTimeout
-	cfg.DialFunc = o.Dialer().DialContext
+	cfg.DialFunc = o.DialContext
 	return nil
+}
+
+// DialContext dials with Dialer and returns TCP connections whose kernel
+// timeouts read as a lost peer (see PeerTimeoutError).
+func (o Options) DialContext(ctx context.Context, network, addr string) (net.Conn, error) {
+	c, err := o.Dialer().DialContext(ctx, network, addr)
+	if tc, ok := c.(*net.TCPConn); ok && err == nil {
+		return &tcpConn{TCPConn: tc}, nil
+	}
+	return c, err
+}
+
+// tcpConn is a TCP connection whose reads and writes return the kernel's
+// ETIMEDOUT as a *PeerTimeoutError. Its other methods (SyscallConn for
+// TakeSocket among them) are the *net.TCPConn's.
+type tcpConn struct{ *net.TCPConn }
+
+func (c *tcpConn) Read(p []byte) (int, error) {
+	n, err := c.TCPConn.Read(p)
+	return n, peerTimeout(err)
+}
+
+func (c *tcpConn) Write(p []byte) (int, error) {
+	n, err := c.TCPConn.Write(p)
+	return n, peerTimeout(err)
+}
+
+// PeerTimeoutError is the kernel's ETIMEDOUT on a connection: the peer
+// stopped answering within the TCP user timeout or the keepalive probes,
+// and the kernel ended the connection. It is no deadline's timeout, so
+// Timeout reports false: pgconn's background reader (running while one of
+// its writes is slow, as on a loaded machine) drops an error whose
+// Timeout is true as belonging to a deadline, and the next read then
+// found the connection's end instead ("unexpected EOF": the kernel
+// reports ETIMEDOUT once). Its text and what it wraps are the original's.
+type PeerTimeoutError struct{ Err error }
+
+// Error returns the original error's text ("... connection timed out").
+func (e *PeerTimeoutError) Error() string { return e.Err.Error() }
+
+// Unwrap returns the original error.
+func (e *PeerTimeoutError) Unwrap() error { return e.Err }
+
+// Timeout reports false: the connection is gone, no deadline passed.
+func (e *PeerTimeoutError) Timeout() bool { return false }
+
+// Temporary reports false.
+func (e *PeerTimeoutError) Temporary() bool { return false }
+
+func peerTimeout(err error) error {
+	if err != nil && errors.Is(err, syscall.ETIMEDOUT) {
+		return &PeerTimeoutError{Err: err}
+	}
+	return err
 }
 
 // Dialer returns a net.Dialer that applies o to TCP sockets (Unix sockets

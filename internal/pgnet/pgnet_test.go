@@ -81,7 +81,7 @@ func TestConfigureSetsSocketOptions(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer c.Close()
-	raw, _ := c.(*net.TCPConn).SyscallConn()
+	raw, _ := c.(syscall.Conn).SyscallConn()
 	var uto, idle, ka int
 	raw.Control(func(fd uintptr) {
 		uto, _ = unix.GetsockoptInt(int(fd), unix.IPPROTO_TCP, unix.TCP_USER_TIMEOUT)

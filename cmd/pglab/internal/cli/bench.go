@@ -249,8 +249,12 @@ func (b *benchRun) serverName(cfg *bench.Config) string {
 }
 
 // lostLine prints, when err means that the connection to the server was
-// lost, a last line naming the server, the phase and how it was lost.
+// lost, a last line naming the server, the phase and how it was lost. An
+// interrupted run lost nothing: its connections were closed on purpose.
 func (b *benchRun) lostLine(phase string, err error) {
+	if b.env.Ctx.Err() != nil {
+		return
+	}
 	var le *pgnet.LostError
 	if errors.As(pgnet.AsLost(b.server, phase, err), &le) {
 		b.errorf("%s", le)

@@ -136,7 +136,7 @@ func assertSeedIntact(t *testing.T, path, id string) {
 	}
 }
 
-func TestStoreDiskFullAndReadOnly(t *testing.T) {
+func TestFaultStoreDiskFullAndReadOnly(t *testing.T) {
 	t.Setenv("XDG_STATE_HOME", pgtest.TempDir(t))
 	tmp := pgtest.TempDir(t)
 	t.Setenv("PGLAB_TMPDIR", tmp)

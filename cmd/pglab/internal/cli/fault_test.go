@@ -5,6 +5,13 @@ package cli_test
 // a separate process. Each checks what a user relies on: the exit code, a
 // message naming what failed, the run kept in the store with what was
 // measured, settings restored, and no process left behind.
+//
+// Names: tests that inject a fault are TestFault* (a server, a standby or
+// the store's disk fails), TestSignal* (SIGINT, SIGTERM) or TestNetFault*
+// (the network stops answering), so that
+// go test -run 'TestFault|TestSignal|TestNetFault|TestPgStartSIGTERM'
+// runs every one of them (repeatedly, with -count, to find timing
+// dependencies: each waits for a state, never for a time).
 
 import (
 	"bytes"

@@ -193,11 +193,11 @@ func (l *netLab) startPglab(t *testing.T, env []string, args ...string) *proc {
 	return startProc(t, env, append([]string{"ip", "netns", "exec", l.clientNS, pglabBinary(t)}, args...)...)
 }
 
-// TestNetworkStopsAnswering cuts the link under a running `pglab bench -T`,
+// TestNetFaultStopsAnswering cuts the link under a running `pglab bench -T`,
 // a study on a user's server and a connection attempt: pglab gives up after
 // its TCP user timeout (2 s here, from the DSN) with a message naming the
 // timeout, instead of hanging, and the study's run is stored as failed.
-func TestNetworkStopsAnswering(t *testing.T) {
+func TestNetFaultStopsAnswering(t *testing.T) {
 	e := newFaultEnv(t)
 	dsn := startInstance(t, "net")
 	if r := run(t, "bench", "-i", "-s", "1", "-q", "--target", "net"); r.code != 0 {

@@ -1,7 +1,7 @@
 package cli_test
 
 // SIGINT and SIGTERM to pglab during each long step: bench -T, bench -i, a
-// study and compare (TestStudyInterruptRestoresSettings covers SIGINT during
+// study and compare (TestSignalStudyRestoresSettings covers SIGINT during
 // a study on a named instance and a throwaway one; these add the others).
 
 import (
@@ -42,10 +42,10 @@ func checkInterrupted(t *testing.T, p *proc, name string, code int) {
 	assertOneErrorLine(t, stderr)
 }
 
-// TestInterruptBench interrupts `pglab bench -T` and `pglab bench -i` on a
+// TestSignalInterruptBench interrupts `pglab bench -T` and `pglab bench -i` on a
 // named instance: exit 130/143, the summary of the transactions run so far
 // printed, the server (the user's) left running and usable.
-func TestInterruptBench(t *testing.T) {
+func TestSignalInterruptBench(t *testing.T) {
 	e := newFaultEnv(t)
 	dsn := startInstance(t, "ib")
 	for _, s := range signals {
@@ -76,11 +76,11 @@ func TestInterruptBench(t *testing.T) {
 	assertNoProcesses(t, e.tmp)
 }
 
-// TestInterruptStudyAndCompare sends SIGTERM to a study and SIGINT and
+// TestSignalInterruptStudyAndCompare sends SIGTERM to a study and SIGINT and
 // SIGTERM to compare, each on throwaway managed servers: exit 143/130, the
 // run stored as interrupted with the measurements made, the servers
 // stopped and removed.
-func TestInterruptStudyAndCompare(t *testing.T) {
+func TestSignalInterruptStudyAndCompare(t *testing.T) {
 	e := newFaultEnv(t)
 	v := pgtest.DefaultVersion()
 	commit := []string{"--param", "updates=3000", "--param", "rows=3000"}

@@ -160,13 +160,13 @@ func TestStudyCopyErrorsJSON(t *testing.T) {
 	}
 }
 
-// TestStudyInterruptRestoresSettings starts a named instance, runs the
+// TestSignalStudyRestoresSettings starts a named instance, runs the
 // commit study on it in a separate pglab process, interrupts it with SIGINT
 // once measurements are stored, and checks: exit 130, the instance's
 // settings are back, the run is stored as interrupted with its
 // measurements, and the temporary managed server of a --versions run is
 // gone.
-func TestStudyInterruptRestoresSettings(t *testing.T) {
+func TestSignalStudyRestoresSettings(t *testing.T) {
 	bin := pglabBinary(t)
 	state := pgtest.TempDir(t)
 	t.Setenv("XDG_STATE_HOME", state)
