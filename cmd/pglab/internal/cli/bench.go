@@ -287,5 +287,5 @@ func (b *benchRun) initError(err error) int {
 	if ie.Step != "" {
 		b.lostLine(ie.Phase(), ie.Err)
 	}
-	return 1
+	return exitFailure
 }
