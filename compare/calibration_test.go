@@ -2,6 +2,7 @@ package compare
 
 import (
 	"fmt"
+	"maps"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -140,12 +141,16 @@ func newSimReport(rng *rand.Rand, model string, cells, callable, reps int, shift
 }
 
 // cells returns the report's cells with the first n repetitions a side.
-func (r *simReport) cells(n int) []Cell {
+func (r *simReport) cells(n int) []Cell { return r.cellRange(0, len(r.base), n) }
+
+// cellRange returns the cells from..to-1 with the first n repetitions a
+// side.
+func (r *simReport) cellRange(from, to, n int) []Cell {
 	m := Metric{Name: "x", Unit: TPS, Direction: HigherIsBetter}
-	out := make([]Cell, len(r.base))
-	for i := range r.base {
-		out[i] = Cell{Key: "c" + strconv.Itoa(i), Callable: i < r.callable, Input: Input{Metric: m, Baseline: "a",
-			Samples: map[string][]float64{"a": r.base[i][:n], "b": r.target[i][:n]}}}
+	out := make([]Cell, 0, to-from)
+	for i := from; i < to; i++ {
+		out = append(out, Cell{Key: "c" + strconv.Itoa(i), Callable: i < r.callable, Input: Input{Metric: m, Baseline: "a",
+			Samples: map[string][]float64{"a": r.base[i][:n], "b": r.target[i][:n]}}})
 	}
 	return out
 }
@@ -370,133 +375,309 @@ func TestCalibrationPower(t *testing.T) {
 	}
 }
 
-// seqResult is the outcome of a simulation of the stopping rule.
-type seqResult struct {
-	anyFalse      rate        // reports with a false call: the rule
-	fixedAnyFalse map[int]int // … a fixed-n analysis
-	naiveAnyFalse int         // … "stop at the first look with a call"
-	stops         map[int]int // n at stopping → reports
-	trueCalled    rate        // shifted cells called by the rule
-	fixedTrue     map[int]int // … by a fixed-n analysis
-	agree         map[int]int // reports whose calls equal a fixed-n analysis's
-	reports       int
-}
+// The --reps auto procedure (Design, Decide): whole reports of cases
+// whose cells share their repetitions, each case stopped by the rule at
+// its own look, then analysed as the report analyses them.
 
-// simulateSequential runs the rule on reports of m callable cells of
-// model, the first k shifted by shift, looking at n = 5 … cap.
-func simulateSequential(seed uint64, model string, m, k int, shift float64, reports int) seqResult {
-	rng := rand.New(rand.NewPCG(seed, uint64(m+k)))
-	const cap = DefaultCap
-	res := seqResult{fixedAnyFalse: map[int]int{}, stops: map[int]int{}, fixedTrue: map[int]int{}, agree: map[int]int{}, reports: reports}
-	rule := Sequential{}
-	for range reports {
-		r := newSimReport(rng, model, m, m, cap, func(i int) float64 {
-			if i < k {
-				return shift
-			}
-			return 0
-		})
-		calls := map[int][]bool{} // fixed-n calls per look
-		stopped, naiveDone := 0, false
-		var final []bool
-		for n := 5; n <= cap; n++ {
-			st, err := rule.Next(r.cells(n), Options{})
-			if err != nil {
-				panic(err)
-			}
-			tc, fc := r.tally(st.Family)
-			calls[n] = calledCells(st.Family)
-			res.fixedTrue[n] += tc
-			if fc > 0 {
-				res.fixedAnyFalse[n]++
-				if !naiveDone {
-					res.naiveAnyFalse++
-				}
-			}
-			naiveDone = naiveDone || tc+fc > 0
-			if stopped == 0 && !st.Continue {
-				stopped, final = n, calls[n]
-				res.stops[n]++
-				res.trueCalled.k += tc
-				if fc > 0 {
-					res.anyFalse.k++
-				}
-			}
-		}
-		res.anyFalse.n++
-		res.trueCalled.n += k
-		for _, n := range []int{5, cap} {
-			if slices.Equal(final, calls[n]) {
-				res.agree[n]++
-			}
-		}
+// shape is a report's structure: the primary cells of each case.
+type shape []int
+
+// cells returns the number of cells of a shape.
+func (s shape) cells() int {
+	n := 0
+	for _, k := range s {
+		n += k
 	}
-	return res
+	return n
 }
 
-// calledCells lists which cells of a family were called.
-func calledCells(f *Family) []bool {
-	out := make([]bool, len(f.Cells))
-	for i, cr := range f.Cells {
-		out[i] = cr.Result.Changes[0].Called
+// repeatShape returns count cases of k cells each.
+func repeatShape(count, k int) shape {
+	out := make(shape, count)
+	for i := range out {
+		out[i] = k
 	}
 	return out
 }
 
-// TestCalibrationSequential simulates the whole --reps auto procedure
-// (Sequential with its defaults: start 7 for a family of 60, cap 10):
-// its A/A false-call rate, where it stops, and its calls against fixed-n
-// analyses of the same data.
-func TestCalibrationSequential(t *testing.T) {
+// Report shapes of a comparison of two versions: commit's 12 cases with
+// 4 tests each (the time per update is a twin), then tps, vacuum,
+// copy-out and seqscan.
+var (
+	// quickShape is --quick: tps at 2 client counts; 66 tests in 24
+	// cases.
+	quickShape = slices.Concat(repeatShape(12, 4), repeatShape(2, 2), repeatShape(4, 2), repeatShape(4, 1), repeatShape(2, 1))
+	// seedShape is the seeds' sizes: tps at 4 client counts; 70 tests
+	// in 26 cases.
+	seedShape = slices.Concat(repeatShape(12, 4), repeatShape(4, 2), repeatShape(4, 2), repeatShape(4, 1), repeatShape(2, 1))
+)
+
+// caseReport is a simulated report with cases: a simReport whose cells
+// are grouped as its shape says, drawn to the cap.
+type caseReport struct {
+	*simReport
+	shape shape
+	first []int // index of each case's first cell
+}
+
+// newCaseReport draws a report of the shape with cap repetitions a side.
+// corr > 0 adds a factor shared by the cells of a case in each repetition
+// of each side (lognormal, sigma corr): a slow run is slow in every figure
+// of its case, the positive dependence between a case's tests.
+func newCaseReport(rng *rand.Rand, model string, sh shape, cap int, corr float64, shift func(i int) float64) *caseReport {
+	m := sh.cells()
+	r := &caseReport{simReport: newSimReport(rng, model, m, m, cap, shift), shape: sh}
+	i := 0
+	for _, k := range sh {
+		r.first = append(r.first, i)
+		if corr > 0 {
+			for j := range cap {
+				fb, ft := math.Exp(corr*rng.NormFloat64()), math.Exp(corr*rng.NormFloat64())
+				for c := i; c < i+k; c++ {
+					r.base[c][j] *= fb
+					r.target[c][j] *= ft
+				}
+			}
+		}
+		i += k
+	}
+	return r
+}
+
+// caseCells returns the cells of case ci with n repetitions a side.
+func (r *caseReport) caseCells(ci, n int) []Cell {
+	return r.cellRange(r.first[ci], r.first[ci]+r.shape[ci], n)
+}
+
+// cellsAt returns every cell with its case's repetitions.
+func (r *caseReport) cellsAt(ns []int) []Cell {
+	var out []Cell
+	for ci, n := range ns {
+		out = append(out, r.caseCells(ci, n)...)
+	}
+	return out
+}
+
+// autoResult is the outcome of a simulation of --reps auto.
+type autoResult struct {
+	reports  int
+	anyFalse rate // reports with a false call: --reps auto
+	// fixedFalse counts reports with a false call in a fixed-n analysis.
+	fixedFalse map[int]int
+	// naiveFalse counts reports with a false call at either look when
+	// each look is read at the full level (no correction for looks).
+	naiveFalse int
+	stops      map[int]int    // cases by n at stopping
+	reasons    map[string]int // cases by reason
+	caseCount  int
+	trueCalled rate        // shifted cells called by --reps auto
+	fixedTrue  map[int]int // … by a fixed-n analysis
+	agree      map[int]int // cells whose outcome equals a fixed-n analysis's
+	callsAgree map[int]int // cells called by both or neither
+	flips      map[int]int // cells called by both in opposite directions
+	cells      int
+}
+
+// simulateAuto runs reports of the shape under --reps auto (PlanDesign for
+// the shape's family, cap 10), and fixed analyses at n = 5, 8 and 10 of
+// the same data.
+func simulateAuto(seed uint64, model string, sh shape, corr float64, shift func(i int) float64, reports int) autoResult {
+	rng := rand.New(rand.NewPCG(seed, uint64(sh.cells())))
+	d := PlanDesign(sh.cells(), 0, 0)
+	res := autoResult{fixedFalse: map[int]int{}, stops: map[int]int{}, reasons: map[string]int{}, fixedTrue: map[int]int{},
+		agree: map[int]int{}, callsAgree: map[int]int{}, flips: map[int]int{}, reports: reports}
+	for range reports {
+		r := newCaseReport(rng, model, sh, d.Cap(), corr, shift)
+		ns := make([]int, len(sh))
+		for ci := range sh {
+			for _, look := range d.Looks {
+				cl, err := d.Decide(r.caseCells(ci, look), Options{})
+				if err != nil {
+					panic(err)
+				}
+				if cl.Done {
+					ns[ci] = look
+					res.stops[look]++
+					res.reasons[cl.Reason]++
+					break
+				}
+			}
+		}
+		res.caseCount += len(sh)
+		f, err := AnalyzeFamily(r.cellsAt(ns), Options{Design: &d})
+		if err != nil {
+			panic(err)
+		}
+		tc, fc := r.tally(f)
+		res.anyFalse.n++
+		if fc > 0 {
+			res.anyFalse.k++
+		}
+		res.trueCalled.k += tc
+		for _, s := range r.shift {
+			if s != 0 {
+				res.trueCalled.n++
+			}
+		}
+		res.compareFixed(r, f, d)
+	}
+	return res
+}
+
+// compareFixed analyses the report at fixed n = 5, 8 and 10 and compares
+// each with the --reps auto analysis f.
+func (res *autoResult) compareFixed(r *caseReport, f *Family, d Design) {
+	naive := false
+	res.cells += len(f.Cells)
+	for _, n := range []int{5, 8, 10} {
+		ff, err := AnalyzeFamily(r.cells(n), Options{})
+		if err != nil {
+			panic(err)
+		}
+		tc, fc := r.tally(ff)
+		res.fixedTrue[n] += tc
+		if fc > 0 {
+			res.fixedFalse[n]++
+			naive = naive || d.IsLook(n)
+		}
+		for i, cr := range ff.Cells {
+			a, b := f.Cells[i].Result.Changes[0], cr.Result.Changes[0]
+			if a.Outcome == b.Outcome {
+				res.agree[n]++
+			}
+			if a.Called == b.Called {
+				res.callsAgree[n]++
+			}
+			if a.Called && b.Called && (a.RatioEst > 1) != (b.RatioEst > 1) {
+				res.flips[n]++
+			}
+		}
+	}
+	if naive {
+		res.naiveFalse++
+	}
+}
+
+// meanN is the mean repetitions per side of the cases.
+func (res autoResult) meanN() float64 {
+	s := 0
+	for n, k := range res.stops {
+		s += n * k
+	}
+	return float64(s) / float64(res.caseCount)
+}
+
+// log logs a simulation of --reps auto.
+func (res autoResult) log(t *testing.T, name string) {
+	t.Helper()
+	var stops, reasons []string
+	for n := 1; n <= DefaultCap; n++ {
+		if res.stops[n] > 0 {
+			stops = append(stops, fmt.Sprintf("n=%d: %d", n, res.stops[n]))
+		}
+	}
+	for _, k := range slices.Sorted(maps.Keys(res.reasons)) {
+		reasons = append(reasons, fmt.Sprintf("%s %d", k, res.reasons[k]))
+	}
+	t.Logf("%s: reports with a false call %v (fixed n=5: %d, n=8: %d, n=10: %d; a call at either look without the correction: %d)",
+		name, res.anyFalse, res.fixedFalse[5], res.fixedFalse[8], res.fixedFalse[10], res.naiveFalse)
+	t.Logf("%s: cases stopped at %s (mean n %.2f, %.0f %% of the repetitions of a fixed n=10); reasons: %s",
+		name, strings.Join(stops, ", "), res.meanN(), 100*res.meanN()/DefaultCap, strings.Join(reasons, ", "))
+	t.Logf("%s: outcome as fixed n=5 in %.1f %% of cells, as n=10 in %.1f %%; calls as n=5 in %.1f %%, as n=10 in %.1f %%; direction flips %d/%d",
+		name, pct(res.agree[5], res.cells), pct(res.agree[10], res.cells), pct(res.callsAgree[5], res.cells), pct(res.callsAgree[10], res.cells), res.flips[5], res.flips[10])
+	if res.trueCalled.n > 0 {
+		t.Logf("%s: shifted cells called %v (fixed n=5: %d, n=8: %d, n=10: %d)", name, res.trueCalled, res.fixedTrue[5], res.fixedTrue[8], res.fixedTrue[10])
+	}
+}
+
+// pct is k of n in percent.
+func pct(k, n int) float64 { return 100 * float64(k) / float64(n) }
+
+// TestCalibrationAuto simulates the whole --reps auto procedure on A/A
+// reports of the shape of a quick comparison (66 tests in 24 cases) and
+// of a seed-size one (70 in 26): the share of reports with any call stays
+// at most alpha for every noise model, with and without a dependence
+// between a case's figures.
+func TestCalibrationAuto(t *testing.T) {
 	scale := calibrationScale(t)
 	for _, tt := range []struct {
 		name, model string
-		k           int
-		shift       float64
+		sh          shape
+		corr        float64
 		reports     int
 	}{
-		{"A/A mixed", "mixed", 0, 0, 100},
-		{"A/A quiet", "quiet", 0, 0, 30},
-		{"one of 60 shifted 10 %, CV 2.5 %", "cv2.5", 1, 0.10, 40},
+		{"noisy", "noisy", quickShape, 0, 100},
+		{"skewed", "skewed", quickShape, 0, 100},
+		{"tied", "tied", quickShape, 0, 60},
+		{"bimodal", "bimodal", quickShape, 0, 100},
+		{"mixed, correlated in a case", "mixed", quickShape, 0.03, 100},
+		{"mixed, seed shape", "mixed", seedShape, 0, 100},
+		{"quiet", "quiet", quickShape, 0, 30},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			res := simulateSequential(uint64(tt.k+len(tt.model)), tt.model, 60, tt.k, tt.shift, tt.reports*scale)
-			logSequential(t, tt.name, res)
-			if tt.k == 0 && res.anyFalse.p() > res.anyFalse.bound(DefaultAlpha, 2) {
-				t.Errorf("%s: %v of reports call a change; want ≤ %.3f", tt.name, res.anyFalse, res.anyFalse.bound(DefaultAlpha, 2))
+			res := simulateAuto(uint64(len(tt.name)), tt.model, tt.sh, tt.corr, func(int) float64 { return 0 }, tt.reports*scale)
+			res.log(t, "A/A "+tt.name)
+			if res.anyFalse.p() > res.anyFalse.bound(DefaultAlpha, 2) {
+				t.Errorf("%s: %v of A/A reports call a change; want ≤ %.3f", tt.name, res.anyFalse, res.anyFalse.bound(DefaultAlpha, 2))
 			}
-			if tt.k == 0 && res.anyFalse.k > res.fixedAnyFalse[DefaultCap] {
-				t.Errorf("%s: the rule made %d reports with false calls, the fixed-cap analysis %d: stopping added false calls",
-					tt.name, res.anyFalse.k, res.fixedAnyFalse[DefaultCap])
-			}
-			if tt.model == "quiet" && res.stops[7] < res.reports*9/10 {
-				t.Errorf("%s: stopped at the start (n=7) in %d of %d reports", tt.name, res.stops[7], res.reports)
-			}
-			if tt.k > 0 && res.agree[DefaultCap] < res.reports*95/100 {
-				t.Errorf("%s: the rule's calls equal the fixed-cap calls in %d of %d reports", tt.name, res.agree[DefaultCap], res.reports)
+			if tt.model == "quiet" && res.stops[8] < res.caseCount*9/10 {
+				t.Errorf("quiet: %d of %d cases stopped at the start", res.stops[8], res.caseCount)
 			}
 		})
 	}
 }
 
-// logSequential logs a simulation of the stopping rule.
-func logSequential(t *testing.T, name string, res seqResult) {
-	t.Helper()
-	var stops, fixed []string
-	mean := 0.0
-	for n := 5; n <= DefaultCap; n++ {
-		if res.stops[n] > 0 {
-			stops = append(stops, fmt.Sprintf("n=%d: %d", n, res.stops[n]))
-		}
-		mean += float64(n*res.stops[n]) / float64(res.reports)
-		fixed = append(fixed, fmt.Sprintf("n=%d: %d", n, res.fixedAnyFalse[n]))
+// versionShift is a comparison of two versions in which some figures
+// changed: every third cell by 5 % to 3× (up or down), the others not.
+func versionShift(i int) float64 {
+	sizes := []float64{0.05, 0.1, 0.2, 0.5, 1.7, -0.1, -0.3, -0.6}
+	if i%3 != 0 {
+		return 0
 	}
-	t.Logf("%s: reports with a false call %v (fixed n, reports with a false call: %s; stopping at the first look with a call: %d)",
-		name, res.anyFalse, strings.Join(fixed, ", "), res.naiveAnyFalse)
-	t.Logf("%s: stopped at %s (mean n %.2f)", name, strings.Join(stops, ", "), mean)
-	if res.trueCalled.n > 0 {
-		t.Logf("%s: shifted cells called %v by the rule, %d at fixed n=5, %d at fixed n=10; same calls as fixed n=5 in %d and as n=10 in %d of %d reports",
-			name, res.trueCalled, res.fixedTrue[5], res.fixedTrue[DefaultCap], res.agree[5], res.agree[DefaultCap], res.reports)
+	return sizes[(i/3)%len(sizes)]
+}
+
+// TestCalibrationAutoPower: real changes are called by --reps auto as by
+// a fixed analysis at the cap, mostly at the start.
+//
+//   - one cell of 66 shifted 10 % with CV 2.5 % (lognormal);
+//   - a comparison of versions: a third of 70 cells shifted by 5 % to
+//     2.7× either way, mixed noise, correlated within a case.
+func TestCalibrationAutoPower(t *testing.T) {
+	scale := calibrationScale(t)
+	for _, tt := range []struct {
+		name, model string
+		sh          shape
+		corr        float64
+		shift       func(int) float64
+		reports     int
+		minPower    float64
+	}{
+		{"one of 66 shifted 10 %, CV 2.5 %", "cv2.5", quickShape, 0, func(i int) float64 {
+			if i == 0 {
+				return 0.1
+			}
+			return 0
+		}, 50, 0.9},
+		{"versions: 24 of 70 shifted, mixed noise", "mixed", seedShape, 0.02, versionShift, 40, 0.5},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			res := simulateAuto(uint64(len(tt.name)), tt.model, tt.sh, tt.corr, tt.shift, tt.reports*scale)
+			res.log(t, tt.name)
+			if res.trueCalled.p() < tt.minPower {
+				t.Errorf("%s: power %v, want ≥ %v", tt.name, res.trueCalled, tt.minPower)
+			}
+			if res.trueCalled.k < res.fixedTrue[10]*9/10 {
+				t.Errorf("%s: --reps auto called %d shifted cells, fixed n=10 %d", tt.name, res.trueCalled.k, res.fixedTrue[10])
+			}
+			if res.flips[10] > 0 || res.flips[5] > 0 {
+				t.Errorf("%s: calls in opposite directions to a fixed analysis: %d (n=5), %d (n=10)", tt.name, res.flips[5], res.flips[10])
+			}
+			if a := pct(res.callsAgree[10], res.cells); a < 95 {
+				t.Errorf("%s: calls as fixed n=10 in %.1f %% of cells, want ≥ 95 %%", tt.name, a)
+			}
+		})
 	}
 }

@@ -37,6 +37,12 @@ type Options struct {
 	// be below 1. Cells may set their own (Cell.Floor). Analyze ignores
 	// it.
 	MinChange float64
+
+	// Design, when set, is the sequential design the repetitions were
+	// chosen by (--reps auto): AnalyzeFamily then tests each change of a
+	// callable cell with its sequential p over the design's looks (see
+	// Design). Nil is a fixed number of repetitions. Analyze ignores it.
+	Design *Design
 }
 
 // Input holds the samples of one metric for one case (one study with one
@@ -283,6 +289,18 @@ type Change struct {
 	// Floor is the practical floor used, as a fraction (0.05 = 5 %).
 	Floor float64
 
+	// Looks is the number of looks of the sequential design the change
+	// was tested over (Options.Design), 0 without one. P is then the
+	// sequential p, Looks × the smallest p of the looks; RawP is the p
+	// of all the repetitions, and Look the repetitions per side of the
+	// look whose p gave P. SameLook is the look at which the change was
+	// found same (0 when it was not).
+	Looks, Look, SameLook int
+
+	// RawP is the U test's p over all the repetitions; equal to P
+	// without a design.
+	RawP float64
+
 	// BelowFloor reports a change that passed the test (Q ≤ Alpha, or
 	// p ≤ Alpha outside the family) but whose size is below Floor: it
 	// prints as "~ (below floor)", never as a change.
@@ -453,6 +471,7 @@ func analyze(in Input, opts Options, testVaried bool) (*Result, []*effect, error
 			continue
 		}
 		c, e := compareTargets(in.Metric, alpha, base, sum, testVaried)
+		c.RawP = c.P
 		res.Changes = append(res.Changes, c)
 		effects = append(effects, e)
 	}

@@ -79,12 +79,17 @@
 // a lone change passes BH in a family of m only if that minimum is ≤
 // alpha/m, so a family of 60 needs n ≥ 7 for a lone call (n = 5 calls
 // something only when 10 or more cells separate completely together).
-// Sequential is the stopping rule of --reps auto: start at the fewest
-// repetitions that can call a lone change in the family, add interleaved
-// rounds while a primary cell is unresolved or called, stop at the cap
-// (10), and stop early only when every primary cell is same or out of
-// reach — so early stops never carry a call, and the procedure's false
-// calls are those of a fixed analysis at the cap.
+// Design is the sequential design of --reps auto (design.go): looks at
+// the start, every second repetition after it and the cap (10); each look
+// tests at alpha/L (Bonferroni over the L looks), so a change's p is L ×
+// the smallest p of its looks — valid whatever the stopping — and the
+// report's calls are Benjamini-Hochberg over those p, as at a fixed count
+// (Options.Design). The start is the fewest repetitions at which a lone
+// change can be called at its look's level: 8 for the 66-70 tests of a
+// comparison of two versions (looks 8 and 10). Design.Decide stops a case
+// at a look when each of its primary changes is called (p ≤ alpha/m, a
+// call whatever the rest of the family), same, or out of reach of a call
+// by the cap.
 //
 // # Calibration
 //
@@ -131,25 +136,9 @@
 //	                                    n=8    98.0 %
 //	                                    n=10   100 %
 //
-// The stopping rule (Sequential defaults: start 7 for a family of 60, cap
-// 10), looking after every round:
-//
-//	A/A, mixed models         false call in 29/1000 reports (2.9 %), the same
-//	                          reports as a fixed analysis at n=10 (29; at n=7:
-//	                          18, n=8: 22, n=9: 25). Stopping instead at the
-//	                          first look (n=5…10) with a call: 60/1000 (6.0 %).
-//	                          Stopped at n=10 in 997 reports, n=9 in 3: noisy
-//	                          cells are neither same within ±5 % nor out of
-//	                          reach, so such families run to the cap.
-//	A/A, quiet (sigma 0.3-1.5 %)
-//	                          0/300 false calls; all 300 stopped at n=7 (every
-//	                          cell same).
-//	one of 60 shifted 10 %    called in 400/400 reports, all at n=10; the same
-//	                          calls as a fixed n=10 analysis in 400/400 and as
-//	                          fixed n=5 in 0/400 (n=5 cannot call a lone change
-//	                          among 60).
+// AUTOFIGURES
 //
 // Statistical advice carried over from benchstat: interleave the
-// repetitions and fix their number in advance (or use Sequential, whose
+// repetitions and fix their number in advance (or use a Design, whose
 // looks are accounted for).
 package compare

@@ -121,6 +121,10 @@ type Family struct {
 	// hold for the calls made.
 	ExpectedFalseCalls float64
 
+	// Design is the sequential design the repetitions were chosen by
+	// (Options.Design), nil for a fixed count.
+	Design *Design
+
 	// ExpectedFalseRaw is Alpha·M: how many of the M tests would show
 	// p ≤ Alpha by chance if nothing had changed (Node's
 	// benchmark/compare.R warning), to compare with RawSignificant.
@@ -218,7 +222,12 @@ func AnalyzeFamily(cells []Cell, opts Options) (*Family, error) {
 	if err != nil {
 		return nil, err
 	}
-	f := &Family{Alpha: alpha, MinChange: minChange}
+	if opts.Design != nil {
+		if err := opts.Design.Check(); err != nil {
+			return nil, err
+		}
+	}
+	f := &Family{Alpha: alpha, MinChange: minChange, Design: opts.Design}
 	var effects [][]*effect
 	seen := map[string]bool{}
 	for _, cell := range cells {
@@ -240,6 +249,11 @@ func AnalyzeFamily(cells []Cell, opts Options) (*Family, error) {
 		for i := range res.Changes {
 			c := &res.Changes[i]
 			c.Floor = floor
+			if opts.Design != nil && cell.Callable && es[i] != nil {
+				b, _ := res.Target(c.Baseline)
+				t, _ := res.Target(c.Target)
+				opts.Design.applyDesign(c, b.Values, t.Values, floor)
+			}
 			c.InFamily = cell.Callable && cell.Twin == "" && es[i] != nil && c.MinP <= alpha*(1+1e-9)
 		}
 		f.Cells = append(f.Cells, CellResult{Key: cell.Key, Callable: cell.Callable, Floor: floor, Result: res})
@@ -471,6 +485,9 @@ func (f *Family) setMDE(c *Change, e *effect) {
 			r++
 		}
 		c.MDEAlpha = math.Min(f.Alpha, f.Alpha*r/float64(f.M))
+	}
+	if c.Looks > 0 {
+		c.MDEAlpha /= float64(c.Looks) // each look's level
 	}
 	c.MDEPercent = e.halfWidthPercent(c.MDEAlpha)
 }

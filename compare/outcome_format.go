@@ -72,9 +72,9 @@ func (c Change) OutcomeText() string {
 		return fmt.Sprintf("~ (%s %%, below the %s %% floor; %s)", formatSignedNumber((c.RatioEst-1)*100), formatPct(c.Floor*100), n)
 	case !c.familyTest() && attainable(c.P, c.MinP, c.Alpha):
 		return c.effectText() + " (auxiliary, not called; " + c.testText() + ")"
-	case c.MinP > c.MDEAlpha*(1+1e-9) && c.familyTest():
+	case c.MinP > c.needP()*(1+1e-9) && c.familyTest():
 		return fmt.Sprintf("~ (%s: too few repetitions for a call among %s)", n, plural(c.FamilySize, "test"))
-	case c.MinP > c.MDEAlpha*(1+1e-9):
+	case c.MinP > c.needP()*(1+1e-9):
 		return fmt.Sprintf("~ (%s: too few repetitions to call a change)", n)
 	case math.IsNaN(c.MDEPercent):
 		return fmt.Sprintf("~ (%s)", c.Stats)
@@ -163,3 +163,7 @@ func formatPct(x float64) string {
 // correction: a test of the family, or a twin of one (its Q is its
 // twin's).
 func (c Change) familyTest() bool { return c.InFamily || c.Twin != "" }
+
+// needP returns the p a call of the change needs, on the scale of P: the
+// level of its MDE times its looks (P is then the sequential p).
+func (c Change) needP() float64 { return c.MDEAlpha * float64(max(c.Looks, 1)) }

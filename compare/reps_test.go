@@ -1,8 +1,6 @@
 package compare
 
 import (
-	"fmt"
-	"slices"
 	"strings"
 	"testing"
 )
@@ -40,87 +38,5 @@ func TestMinRepsForFamily(t *testing.T) {
 		if got := MinRepsForFamily(tt.m, 0.05); got != tt.n {
 			t.Errorf("MinRepsForFamily(%d) = %d, want %d", tt.m, got, tt.n)
 		}
-	}
-}
-
-// stepCells returns nCells callable tps cells with n repetitions a side:
-// the base values and the target's scaled by factor.
-func stepCells(nCells, n int, factor float64) []Cell {
-	base := []float64{1000, 1004, 998, 1002, 996, 1001, 999, 1003, 997, 1000.5, 1001.5, 998.5}
-	var cells []Cell
-	for i := range nCells {
-		cells = append(cells, tpsCell(fmt.Sprint("c", i), base[:n], scaled(base[:n], factor)))
-	}
-	return cells
-}
-
-func TestSequential(t *testing.T) {
-	rule := Sequential{}
-	// Below the start (a family of 30 needs n=7 for a lone call).
-	st, err := rule.Next(stepCells(30, 5, 1), Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !st.Continue || st.Start != 7 || st.Cap != DefaultCap || st.N != 5 || !strings.Contains(st.Reason, "below the start") || !st.Plan.LoneCallable || st.Plan.Family != 30 {
-		t.Errorf("below start: %+v", st)
-	}
-	// Quiet and unchanged: every cell same, stop at the start.
-	st, _ = rule.Next(stepCells(30, 7, 1), Options{})
-	if st.Continue || len(st.Pending) != 0 || !strings.Contains(st.Reason, "resolved without a call") {
-		t.Errorf("all same: %+v", st)
-	}
-	// A called change does not stop the run before the cap.
-	cells := stepCells(30, 7, 1)
-	cells[3] = stepCells(4, 7, 1.2)[3]
-	st, _ = rule.Next(cells, Options{})
-	if c, _ := st.Family.Change("c3", "pg17"); !st.Continue || !c.Called || !slices.Equal(st.Pending, []string{"c3"}) {
-		t.Errorf("called before the cap: continue %v called %v pending %v", st.Continue, c.Called, st.Pending)
-	}
-	// At the cap it stops and the call stands.
-	cells = stepCells(30, 10, 1)
-	cells[3] = stepCells(4, 10, 1.2)[3]
-	st, _ = rule.Next(cells, Options{})
-	if c, _ := st.Family.Change("c3", "pg17"); st.Continue || !c.Called || !strings.Contains(st.Reason, "cap") {
-		t.Errorf("at the cap: %+v", st)
-	}
-	// Auxiliary cells do not keep the run going.
-	cells = stepCells(3, 7, 1)
-	cells[0].Callable = false
-	cells[0].Input.Samples["pg17"] = []float64{900, 1100, 950, 1050, 1000, 980, 1020}
-	st, _ = Sequential{Start: 4, Cap: 8}.Next(cells, Options{})
-	if st.Continue || st.Start != 4 || st.Cap != 8 {
-		t.Errorf("auxiliary unresolved: %+v", st)
-	}
-	if _, err := (Sequential{Cap: -1}).Next(cells, Options{}); err == nil {
-		t.Error("negative cap: no error")
-	}
-}
-
-// TestOutOfReach: a change whose inverted pairs keep p above alpha even
-// with the most favourable repetitions to come is no reason to go on.
-func TestOutOfReach(t *testing.T) {
-	// n=9 against cap 10: interleaved values, U1 = 40 of 81. Even one
-	// more round at the far ends leaves U ≥ 40 of 100, p ≫ 0.05.
-	var a, b []float64
-	for i := range 9 {
-		a = append(a, 1000+float64(2*i))
-		b = append(b, 1001+float64(2*i))
-	}
-	cells := []Cell{tpsCell("x", a, b)}
-	cells[0].Floor = 0.0001 // the interval is too wide for "same"
-	st, err := Sequential{Start: 4, Cap: 10}.Next(cells, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	c, _ := st.Family.Change("x", "pg17")
-	if c.Outcome != OutcomeUnresolved || st.Continue {
-		t.Errorf("out of reach: outcome %v, continue %v (%s)", c.Outcome, st.Continue, st.Reason)
-	}
-	// At n=6 the same pattern can still reach a call at 10.
-	cells = []Cell{tpsCell("x", a[:6], b[:6])}
-	cells[0].Floor = 0.0001
-	st, _ = Sequential{Start: 4, Cap: 10}.Next(cells, Options{})
-	if !st.Continue || !slices.Equal(st.Pending, []string{"x"}) {
-		t.Errorf("within reach: %+v", st)
 	}
 }

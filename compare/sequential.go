@@ -3,190 +3,214 @@ package compare
 import (
 	"fmt"
 	"math"
+	"strings"
 )
 
-// DefaultCap is the most repetitions per side Sequential adds rounds up
-// to when Sequential.Cap is 0.
-const DefaultCap = 10
-
-// Sequential is the stopping rule of `--reps auto`: after each interleaved
-// round (one more repetition of every cell on every target) the runner
-// calls Next with all samples so far, and adds a round while it says so.
-//
-// The rule:
-//
-//  1. Below Start repetitions per side, add a round.
-//  2. At Cap, stop: the report is the family analysis at Cap.
-//  3. Between them, stop early only when every callable change is
-//     resolved without a call: same (its 90 % interval inside ± the
-//     floor), an exact comparison with MinExactReps per side, or out of
-//     reach (even if every later repetition fell on the far side of all
-//     values so far, its p at Cap would stay above Alpha). Otherwise —
-//     while any callable change is unresolved or currently called — add a
-//     round.
-//
-// Why calls wait for the cap: every look at the data with the power to
-// call is another chance of a false call (stopping at the first
-// significant look turns 5 % into 20-30 % after a few looks). Here an
-// early stop happens only in a state with no statistical call, so a
-// report that calls anything has run to Cap and calls exactly what a
-// fixed-Cap analysis of the same data calls. Pathwise, the procedure's
-// false calls are a subset of the fixed-Cap analysis's: P(any false call)
-// ≤ P(any false call at n = Cap) ≤ Alpha under Benjamini-Hochberg, with
-// no alpha spent on the looks. The price is that a report with a real
-// change runs to Cap; what the rule saves is the rounds of comparisons
-// that come out "same" (an A/A run on a quiet machine, a change that
-// touched nothing). Early "same" stops can miss a change near the floor
-// (each look's equivalence test errs at most Alpha per side), which costs
-// power, never false calls. The calibration test simulates the whole
-// procedure (doc.go).
-type Sequential struct {
-	// Start is the fewest repetitions per side before any stop. 0
-	// means MinRepsForFamily(m, Alpha) for the family's size m: the
-	// fewest at which a lone change could be called, so that a report
-	// that stops "same" did look with repetitions able to call.
-	Start int
-
-	// Cap is the most repetitions per side. 0 means DefaultCap.
-	Cap int
+// applyDesign replaces the test of a U-test change (samples b of the
+// baseline and t of the target, in repetition order) by the sequential
+// test of d over its looks: P becomes Looks × the smallest p of the looks
+// n ≤ min(len(b), len(t)) (each the U test of the first n repetitions of
+// each side), MinP the smallest such value the sample sizes allow, and
+// the equivalence interval (SameLo, SameHi) the 1 − 2·Alpha/L interval of
+// the first look at which it lies inside ± floor, else of all the
+// repetitions. With no look reached, P and MinP are 1: the change cannot
+// be called.
+func (d Design) applyDesign(c *Change, b, t []float64, floor float64) {
+	l := len(d.Looks)
+	level := math.Min(2*d.LookAlpha(), 1)
+	n := min(len(b), len(t))
+	c.Looks, c.Look, c.SameLook = l, 0, 0
+	best, last := math.Inf(1), 0
+	for _, look := range d.Looks {
+		if look > n {
+			break
+		}
+		last = look
+		_, p, err := uTest(b[:look], t[:look])
+		if err != nil {
+			p = 1 // every value equal
+		}
+		if p < best {
+			best, c.Look = p, look
+		}
+		if c.SameLook == 0 {
+			lo, hi, _ := newEffect(b[:look], t[:look]).interval(level)
+			if lo >= 1-floor && hi <= 1+floor {
+				c.SameLook, c.SameLo, c.SameHi = look, lo, hi
+			}
+		}
+	}
+	if last == 0 {
+		c.P, c.MinP = 1, 1
+		return
+	}
+	c.P = math.Min(1, float64(l)*best)
+	c.MinP = math.Min(1, float64(l)*uTestMinP(last, last))
+	if c.SameLook == 0 {
+		c.SameLo, c.SameHi, _ = newEffect(b, t).interval(level)
+	}
 }
 
-// Step is Sequential's decision after one round.
-type Step struct {
-	// Continue reports whether to run another interleaved round.
-	Continue bool
+// Resolution is what the stopping rule makes of one change at a look.
+type Resolution int
 
-	// N is the repetitions per side reached: the fewest samples of any
-	// side of a callable cell (of any cell when none is callable).
+const (
+	// Pending: more repetitions could change the change's outcome.
+	Pending Resolution = iota
+	// ResolvedCalled: p* ≤ Alpha/Family and the estimate clears the
+	// floor, a call whatever the rest of the family; or an exact metric
+	// whose values differ.
+	ResolvedCalled
+	// ResolvedSame: same at a look; or an exact metric whose values are
+	// equal.
+	ResolvedSame
+	// ResolvedOutOfReach: p* is above Alpha and stays above it whatever
+	// the repetitions up to the cap.
+	ResolvedOutOfReach
+)
+
+// resolutionNames are the reasons a case stops for, by Resolution.
+var resolutionNames = []string{"pending", "called", "same", "out of reach"}
+
+// String returns "pending", "called", "same" or "out of reach".
+func (r Resolution) String() string {
+	if r < 0 || int(r) >= len(resolutionNames) {
+		return fmt.Sprintf("Resolution(%d)", int(r))
+	}
+	return resolutionNames[r]
+}
+
+// Stop reasons of a case that are not resolutions (CaseLook.Reason).
+const (
+	// StopCap: the case reached the design's cap with changes pending.
+	StopCap = "cap"
+	// StopBudget: the run's time budget ended the case with changes
+	// pending (set by the runner, never by Decide).
+	StopBudget = "budget"
+)
+
+// CaseLook is the stopping rule's decision for one case at one look.
+type CaseLook struct {
+	// N is the repetitions per side the case has reached: the fewest of
+	// any side of its callable cells.
 	N int
 
-	// Start and Cap are the rule's, defaults filled in.
-	Start, Cap int
+	// Done reports that the case needs no more repetitions.
+	Done bool
 
-	// Reason explains the decision in a few words, e.g. "3 primary
-	// cells unresolved at n=7".
+	// Reason says why it is done: the resolutions of its changes joined
+	// ("called", "same, out of reach"), StopCap, or "" while not done.
+	// A case without callable changes is done with reason "no primary
+	// figures".
 	Reason string
 
-	// Pending lists the keys of the callable cells that keep the run
-	// going: a change unresolved (and within reach) or called before
-	// the cap. Empty when Continue is false, except at the cap where it
-	// lists those still unresolved.
+	// Counts counts the case's callable changes by resolution.
+	Counts map[Resolution]int
+
+	// Pending names the changes that are still pending, "key: target".
 	Pending []string
-
-	// Family is the analysis of the samples so far. When Continue is
-	// false it is the report's analysis.
-	Family *Family
-
-	// Plan is what Cap repetitions can call in this family
-	// (PlanReps(Cap, m, Alpha)); when Plan.LoneCallable is false a lone
-	// change cannot be called even at the cap, and Start was lowered to
-	// Cap.
-	Plan RepsPlan
 }
 
-// Next decides whether to add a round, given the samples of every cell so
-// far (cells as for AnalyzeFamily).
-func (s Sequential) Next(cells []Cell, opts Options) (*Step, error) {
+// NoPrimary is the reason of a case that has no callable change: nothing
+// it measures can be called, so its repetitions cannot be chosen by the
+// data.
+const NoPrimary = "no primary figures"
+
+// Decide applies the stopping rule to one case at a look: cells are the
+// case's cells (its callable ones decide; twins follow their twin and
+// auxiliary cells are ignored), each with the repetitions so far in
+// order. See Design for the rule; opts gives the floor (its Design is
+// replaced by d).
+func (d Design) Decide(cells []Cell, opts Options) (*CaseLook, error) {
+	if err := d.Check(); err != nil {
+		return nil, err
+	}
+	opts.Alpha, opts.Design = d.alpha(), &d
 	fam, err := AnalyzeFamily(cells, opts)
 	if err != nil {
 		return nil, err
 	}
-	if s.Cap < 0 || s.Start < 0 {
-		return nil, fmt.Errorf("compare: sequential rule with start %d and cap %d", s.Start, s.Cap)
-	}
-	st := &Step{Family: fam, N: reached(fam), Cap: s.Cap}
-	if st.Cap == 0 {
-		st.Cap = DefaultCap
-	}
-	m := familySize(fam)
-	st.Plan = PlanReps(st.Cap, m, fam.Alpha)
-	st.Start = s.Start
-	if st.Start == 0 {
-		st.Start = MinRepsForFamily(m, fam.Alpha)
-	}
-	st.Start = min(st.Start, st.Cap)
-	var pending, unresolved []string
-	for _, cr := range fam.Cells {
-		if !cr.Callable {
+	cl := &CaseLook{N: math.MaxInt, Counts: map[Resolution]int{}}
+	for i, cr := range fam.Cells {
+		if !cr.Callable || cells[i].Twin != "" {
 			continue
 		}
-		p, u := false, false
 		for _, c := range cr.Result.Changes {
-			if c.Outcome != OutcomeSame && c.Outcome != OutcomeChanged || c.Called && !c.isExact() {
-				u = u || c.Outcome == OutcomeUnresolved
-				p = p || !outOfReach(cr.Result, c, st.Cap, fam.Alpha)
+			cl.N = min(cl.N, c.N1, c.N2)
+			r := d.resolve(cr.Result, c)
+			cl.Counts[r]++
+			if r == Pending {
+				cl.Pending = append(cl.Pending, cr.Key+": "+c.Target)
 			}
-		}
-		if p {
-			pending = append(pending, cr.Key)
-		}
-		if u {
-			unresolved = append(unresolved, cr.Key)
 		}
 	}
 	switch {
-	case st.N >= st.Cap:
-		st.Pending = unresolved
-		st.Reason = fmt.Sprintf("cap of %d repetitions reached", st.Cap)
-	case st.N < st.Start:
-		st.Continue, st.Pending = true, pending
-		st.Reason = fmt.Sprintf("n=%d is below the start of %d", st.N, st.Start)
-	case len(pending) == 0:
-		st.Reason = fmt.Sprintf("every primary cell resolved without a call at n=%d", st.N)
-	default:
-		st.Continue, st.Pending = true, pending
-		st.Reason = fmt.Sprintf("%s pending at n=%d", plural(len(pending), "primary cell"), st.N)
+	case cl.N == math.MaxInt:
+		cl.N, cl.Done, cl.Reason = reachedAny(fam), true, NoPrimary
+	case len(cl.Pending) == 0:
+		cl.Done, cl.Reason = true, cl.resolvedText()
+	case cl.N >= d.Cap():
+		cl.Done, cl.Reason = true, StopCap
 	}
-	return st, nil
+	return cl, nil
 }
 
-// reached returns the fewest samples of any side of a callable cell, or of
-// any cell when none is callable.
-func reached(f *Family) int {
-	n, any := math.MaxInt, false
-	for _, callableOnly := range []bool{true, false} {
-		for _, cr := range f.Cells {
-			if callableOnly && !cr.Callable {
-				continue
-			}
-			for _, s := range cr.Result.Targets {
-				n, any = min(n, s.N), true
-			}
-		}
-		if any {
-			return n
+// resolvedText joins the resolutions present: "called, same".
+func (cl *CaseLook) resolvedText() string {
+	var parts []string
+	for _, r := range []Resolution{ResolvedCalled, ResolvedSame, ResolvedOutOfReach} {
+		if cl.Counts[r] > 0 {
+			parts = append(parts, r.String())
 		}
 	}
-	return 0
+	return strings.Join(parts, ", ")
 }
 
-// familySize returns the number of tests the family will hold once every
-// side can reach Alpha: the callable changes that are not exact
-// comparisons.
-func familySize(f *Family) int {
-	m := 0
+// reachedAny returns the fewest samples of any side of any cell.
+func reachedAny(f *Family) int {
+	n := math.MaxInt
 	for _, cr := range f.Cells {
-		if !cr.Callable {
-			continue
-		}
-		for _, c := range cr.Result.Changes {
-			if !c.isExact() || c.N1 == 0 || c.N2 == 0 {
-				m++
-			}
+		for _, s := range cr.Result.Targets {
+			n = min(n, s.N)
 		}
 	}
-	return max(m, 1)
+	if n == math.MaxInt {
+		return 0
+	}
+	return n
 }
 
-// outOfReach reports whether a U-test change could not be called at the
-// cap whatever the coming repetitions: even if each side's new values all
-// fell beyond every value so far (the target's above and the baseline's
-// below, or the reverse), the pairs already inverted would keep p at the
-// cap above alpha, the most any test of a BH family may have.
-func outOfReach(res *Result, c Change, cap int, alpha float64) bool {
-	if c.isExact() || c.N1 == 0 || c.N2 == 0 || math.IsNaN(c.P) {
-		return false
+// resolve classifies one change of a callable cell analysed with d.
+func (d Design) resolve(res *Result, c Change) Resolution {
+	alpha := d.alpha()
+	const slack = 1 + 1e-9
+	switch {
+	case c.N1 == 0 || c.N2 == 0:
+		return Pending
+	case c.isExact() && (c.N1 < MinExactReps || c.N2 < MinExactReps):
+		return Pending
+	case c.isExact() && c.Outcome == OutcomeChanged:
+		return ResolvedCalled
+	case c.isExact():
+		return ResolvedSame
+	case c.MinP > alpha*slack:
+		return Pending // no look reached yet
+	case c.P <= alpha/float64(d.Family)*slack && (c.Floor == 0 || math.Abs(c.RatioEst-1) >= c.Floor*(1-1e-12)):
+		return ResolvedCalled
+	case c.SameLook > 0:
+		return ResolvedSame
+	case c.P > alpha*slack && d.outOfReach(res, c):
+		return ResolvedOutOfReach
 	}
+	return Pending
+}
+
+// outOfReach reports whether no look up to the cap can bring the change's
+// sequential p to Alpha: even if each side's coming repetitions all fell
+// beyond every value so far (the target's above and the baseline's below,
+// or the reverse), the pairs already inverted would keep L·p at the cap
+// above Alpha.
+func (d Design) outOfReach(res *Result, c Change) bool {
 	bs, _ := res.Target(c.Baseline)
 	ts, _ := res.Target(c.Target)
 	b, t := bs.Values, ts.Values
@@ -195,9 +219,9 @@ func outOfReach(res *Result, c Change, cap int, alpha float64) bool {
 	}
 	u1 := pairsAbove(b, t) // pairs in which the baseline is higher
 	u2 := float64(len(b)*len(t)) - u1
-	c1, c2 := max(len(b), cap), max(len(t), cap)
+	c1, c2 := max(len(b), d.Cap()), max(len(t), d.Cap())
 	best := 2 * uCDF(c1, c2, math.Min(u1, u2))
-	return best > alpha*(1+1e-9)
+	return float64(len(d.Looks))*best > d.alpha()*(1+1e-9)
 }
 
 // pairsAbove counts the pairs (x, y) with x > y, ties counting 1/2.
