@@ -470,6 +470,7 @@ type autoResult struct {
 	stops      map[int]int    // cases by n at stopping
 	reasons    map[string]int // cases by reason
 	caseCount  int
+	falseCalls int         // calls of unshifted cells by --reps auto
 	trueCalled rate        // shifted cells called by --reps auto
 	fixedTrue  map[int]int // … by a fixed-n analysis
 	agree      map[int]int // cells whose outcome equals a fixed-n analysis's
@@ -514,6 +515,7 @@ func simulateAuto(seed uint64, model string, sh shape, corr float64, shift func(
 			res.anyFalse.k++
 		}
 		res.trueCalled.k += tc
+		res.falseCalls += fc
 		for _, s := range r.shift {
 			if s != 0 {
 				res.trueCalled.n++
@@ -586,7 +588,8 @@ func (res autoResult) log(t *testing.T, name string) {
 	t.Logf("%s: outcome as fixed n=5 in %.1f %% of cells, as n=10 in %.1f %%; calls as n=5 in %.1f %%, as n=10 in %.1f %%; direction flips %d/%d",
 		name, pct(res.agree[5], res.cells), pct(res.agree[10], res.cells), pct(res.callsAgree[5], res.cells), pct(res.callsAgree[10], res.cells), res.flips[5], res.flips[10])
 	if res.trueCalled.n > 0 {
-		t.Logf("%s: shifted cells called %v (fixed n=5: %d, n=8: %d, n=10: %d)", name, res.trueCalled, res.fixedTrue[5], res.fixedTrue[8], res.fixedTrue[10])
+		t.Logf("%s: shifted cells called %v (fixed n=5: %d, n=8: %d, n=10: %d); false calls %d of %d calls (%.1f %%)", name, res.trueCalled,
+			res.fixedTrue[5], res.fixedTrue[8], res.fixedTrue[10], res.falseCalls, res.falseCalls+res.trueCalled.k, pct(res.falseCalls, res.falseCalls+res.trueCalled.k))
 	}
 }
 

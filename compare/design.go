@@ -51,7 +51,8 @@ type Design struct {
 
 	// Family is the number of tests the run's family was planned with
 	// (m): the callable changes of every study, known before the run.
-	// The stopping rule calls a change only when p* ≤ Alpha/Family.
+	// The stopping rule calls a change only when p* ≤ Alpha/Family;
+	// Decide needs it, AnalyzeFamily does not (0 there is fine).
 	Family int
 
 	// Alpha is the level of the calls (the BH q); 0 means DefaultAlpha.
@@ -135,7 +136,8 @@ func (d Design) IsLook(n int) bool {
 }
 
 // Check returns an error for a design that cannot be used: no looks,
-// looks not ascending or below 1, or a family below 1.
+// looks not ascending or below 1, a negative family or a level outside
+// (0, 1).
 func (d Design) Check() error {
 	if len(d.Looks) == 0 {
 		return fmt.Errorf("compare: a design without looks")
@@ -145,7 +147,7 @@ func (d Design) Check() error {
 			return fmt.Errorf("compare: looks %v: want ascending counts ≥ 1", d.Looks)
 		}
 	}
-	if d.Family < 1 {
+	if d.Family < 0 {
 		return fmt.Errorf("compare: a design for a family of %d tests", d.Family)
 	}
 	if a := d.alpha(); !(a > 0 && a < 1) {

@@ -44,7 +44,7 @@ func TestPlanDesign(t *testing.T) {
 			t.Errorf("Text lacks %q:\n%s", want, txt)
 		}
 	}
-	for _, bad := range []Design{{}, {Looks: []int{8, 8}, Family: 3}, {Looks: []int{0, 2}, Family: 3}, {Looks: []int{8}, Family: 0}, {Looks: []int{8}, Family: 1, Alpha: 2}} {
+	for _, bad := range []Design{{}, {Looks: []int{8, 8}, Family: 3}, {Looks: []int{0, 2}, Family: 3}, {Looks: []int{8}, Family: -1}, {Looks: []int{8}, Family: 1, Alpha: 2}} {
 		if bad.Check() == nil {
 			t.Errorf("Check(%+v) = nil", bad)
 		}

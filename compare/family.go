@@ -53,6 +53,11 @@ type Cell struct {
 	// NoFloor (any negative value) means a floor of 0.
 	Floor float64
 
+	// Design, when set, is the sequential design this cell's
+	// repetitions were chosen by, in place of Options.Design (a report
+	// whose studies ran under --reps auto and at fixed counts).
+	Design *Design
+
 	// Twin, when set, is the key of another cell of the family whose test
 	// this one repeats: a figure derived from the same measurements by a
 	// monotone function (a throughput from the time of the same step, a
@@ -222,9 +227,11 @@ func AnalyzeFamily(cells []Cell, opts Options) (*Family, error) {
 	if err != nil {
 		return nil, err
 	}
-	if opts.Design != nil {
-		if err := opts.Design.Check(); err != nil {
-			return nil, err
+	for _, c := range cells {
+		if d := c.design(opts); d != nil {
+			if err := d.Check(); err != nil {
+				return nil, fmt.Errorf("cell %q: %w", c.Key, err)
+			}
 		}
 	}
 	f := &Family{Alpha: alpha, MinChange: minChange, Design: opts.Design}
@@ -249,10 +256,10 @@ func AnalyzeFamily(cells []Cell, opts Options) (*Family, error) {
 		for i := range res.Changes {
 			c := &res.Changes[i]
 			c.Floor = floor
-			if opts.Design != nil && cell.Callable && es[i] != nil {
+			if d := cell.design(opts); d != nil && cell.Callable && es[i] != nil {
 				b, _ := res.Target(c.Baseline)
 				t, _ := res.Target(c.Target)
-				opts.Design.applyDesign(c, b.Values, t.Values, floor)
+				d.applyDesign(c, b.Values, t.Values, floor)
 			}
 			c.InFamily = cell.Callable && cell.Twin == "" && es[i] != nil && c.MinP <= alpha*(1+1e-9)
 		}
@@ -279,6 +286,14 @@ func AnalyzeFamily(cells []Cell, opts Options) (*Family, error) {
 	f.ExpectedFalseCalls = alpha * float64(f.Called)
 	f.ExpectedFalseRaw = alpha * float64(f.M)
 	return f, nil
+}
+
+// design returns the cell's design, else the options'.
+func (c Cell) design(opts Options) *Design {
+	if c.Design != nil {
+		return c.Design
+	}
+	return opts.Design
 }
 
 // floor returns the cell's floor given the default floor.

@@ -125,6 +125,9 @@ func (d Design) Decide(cells []Cell, opts Options) (*CaseLook, error) {
 	if err := d.Check(); err != nil {
 		return nil, err
 	}
+	if d.Family < 1 {
+		return nil, fmt.Errorf("compare: the stopping rule needs the planned family size, got %d", d.Family)
+	}
 	opts.Alpha, opts.Design = d.alpha(), &d
 	fam, err := AnalyzeFamily(cells, opts)
 	if err != nil {

@@ -79,6 +79,8 @@ type Lab struct {
 	variants map[string]string
 	// cache keeps the studies' datasets (nil: built in place).
 	cache *dataset.Cache
+	// auto is --reps auto's stopping rule (nil: fixed repetitions).
+	auto *autoReps
 }
 
 // New validates a comparison without touching any server or file.
@@ -89,6 +91,9 @@ func New(spec *Spec, opts Options) (*Lab, error) {
 	}
 	if opts.Binaries == nil {
 		return nil, errors.New("lab: no way to find server binaries")
+	}
+	if spec.Budget > 0 && spec.Reps > 0 {
+		return nil, inputError("", "a budget goes with reps auto: a fixed count of %d runs every repetition", spec.Reps)
 	}
 	return &Lab{spec: spec, opts: opts, specs: specs}, nil
 }
@@ -191,6 +196,7 @@ func (l *Lab) Open(ctx context.Context) (err error) {
 	if l.Store, err = results.Open(ctx, l.spec.Store); err != nil {
 		return &InputError{Field: FieldStore, Err: err}
 	}
+	l.auto = newAutoReps(l.spec, len(l.Targets))
 	extraJSON, _ := json.Marshal(l.manifest())
 	dataDir := ""
 	if len(l.Targets) > 0 {
@@ -477,6 +483,9 @@ func (l *Lab) Runner() *study.Runner {
 
 		OrderSeed: l.spec.OrderSeed,
 		Cache:     l.cache,
+	}
+	if l.auto != nil {
+		r.Stopping = l.auto
 	}
 	if co := l.co; co != nil {
 		r.Load = func(ctx context.Context, cfg bench.Config) (*bench.Result, error) {

@@ -26,7 +26,8 @@ versions: [16, 17]            # managed servers, one per version
 settings:                     # for every managed server (--set)
   shared_buffers: 256MB
 checksums: off
-reps: 5
+reps: auto                    # or a fixed number per case and target, e.g. 5
+# budget: 30m                 # with reps: auto, the time the run may take
 quick: false
 alpha: 0.05                   # q of the calls (false discovery rate)
 min_change: 5%                # practical floor: smaller changes are never called
@@ -70,6 +71,7 @@ var planFields = []planField{
 	{"settings", FieldSettings, func(r *planReader, v yamlpos.Node) (err error) { r.spec.Settings, err = planSettings(v); return err }},
 	{"checksums", "", (*planReader).checksums},
 	{"reps", "", (*planReader).reps},
+	{"budget", "", (*planReader).budget},
 	{"quick", "", func(r *planReader, v yamlpos.Node) (err error) { r.spec.Quick, err = planBool(v); return err }},
 	{"alpha", "", (*planReader).alpha},
 	{"min_change", "", (*planReader).minChange},
@@ -357,11 +359,24 @@ func (r *planReader) reps(v yamlpos.Node) error {
 	if err != nil {
 		return err
 	}
-	n, err := strconv.Atoi(s)
-	if err != nil || n < 1 {
-		return v.Errorf("want a whole number of at least 1, got %q", s)
+	n, err := ParseReps(s)
+	if err != nil {
+		return v.Errorf("%v", err)
 	}
 	r.spec.Reps = n
+	return nil
+}
+
+func (r *planReader) budget(v yamlpos.Node) error {
+	s, err := v.Scalar()
+	if err != nil {
+		return err
+	}
+	d, err := ParseBudget(s)
+	if err != nil {
+		return v.Errorf("%v", err)
+	}
+	r.spec.Budget = d
 	return nil
 }
 

@@ -12,7 +12,8 @@ import (
 
 func TestParsePlanErrors(t *testing.T) {
 	cases := []struct{ yaml, want string }{
-		{"versions: [16, 17]\nreps: zero\n", "p.yaml:2:7: reps: want a whole number of at least 1"},
+		{"versions: [16, 17]\nreps: zero\n", "p.yaml:2:7: reps: want auto or a whole number of at least 1"},
+		{"versions: [16, 17]\nbudget: soon\n", "p.yaml:2:9: budget: want a duration of at least 1s"},
 		{"versions: 16\nstudies:\n  - nosuch\n", `p.yaml:3:5: studies[0]: unknown study "nosuch"`},
 		{"versions: 16\nbogus: 1\n", "p.yaml:2:1: bogus: unknown field"},
 		{"versions: [16\n", "p.yaml:1:11: invalid YAML: sequence end token ']' not found"},
@@ -70,7 +71,7 @@ func TestParsePlan(t *testing.T) {
 	if err != nil {
 		t.Fatalf("the help's example plan: %v", err)
 	}
-	if len(spec.Versions) != 2 || spec.Versions[0].Major != 16 || spec.Versions[1].Major != 17 || spec.Reps != 5 || spec.Quick || spec.Alpha != 0.05 || spec.Out != "pglab-report" || spec.Plan != "p.yaml" {
+	if len(spec.Versions) != 2 || spec.Versions[0].Major != 16 || spec.Versions[1].Major != 17 || spec.Reps != 0 || spec.Quick || spec.Alpha != 0.05 || spec.Out != "pglab-report" || spec.Plan != "p.yaml" {
 		t.Errorf("spec = %+v", spec)
 	}
 	if strings.Join(spec.StudyNames(), ",") != "vacuum,tps,copy-errors" {

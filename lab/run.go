@@ -47,6 +47,11 @@ func (r *Result) Dataset() *report.Dataset {
 			ds.Notes = append(ds.Notes, report.Note{Study: o.Study, Case: n.Case.Labels, Target: n.Target, Text: n.Text, Outcome: n.Outcome, Rep: n.Rep, Metric: n.Metric})
 		}
 		ds.Studies = append(ds.Studies, studyInfo(o))
+		sr := results.StudyReps{Study: o.Study, Looks: o.Looks}
+		for _, c := range o.CaseReps {
+			sr.Cases = append(sr.Cases, results.CaseReps{Name: c.Case.Name, Labels: c.Case.Labels, N: c.N, Reason: c.Reason})
+		}
+		ds.Reps = append(ds.Reps, sr)
 	}
 	return ds
 }
@@ -114,6 +119,13 @@ func (l *Lab) runStudies(ctx context.Context, res *Result) error {
 func (l *Lab) manifest() map[string]any {
 	s := l.spec
 	m := map[string]any{"quick": s.Quick, "reps": s.Reps, "checksums": s.Checksums}
+	if a := l.auto; a != nil {
+		m["reps"] = "auto"
+		m["design"] = map[string]any{"looks": a.design.Looks, "family": a.design.Family, "alpha": a.design.Alpha}
+		if s.Budget > 0 {
+			m["budget"] = s.Budget.String()
+		}
+	}
 	if l.opts.Kind == results.KindStudy && len(s.Studies) == 1 {
 		m["study"] = s.Studies[0].Study.Info().Name
 		m["params"] = s.Studies[0].Params.Text()

@@ -16,6 +16,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/pglab/pglab/compare"
 	"github.com/pglab/pglab/env"
@@ -47,8 +48,15 @@ type Spec struct {
 	Checksums bool
 	// Studies are the studies to run, with their parameters, in order.
 	Studies []StudyRun
-	// Reps overrides each study's repetitions when > 0.
+	// Reps fixes every study's repetitions when > 0 (--reps N); 0 is
+	// --reps auto, the default: each case's repetitions chosen by the
+	// data (compare.Design), studies that have nothing to call keeping
+	// their own count.
 	Reps int
+	// Budget, under --reps auto, is the time the run may spend (--budget):
+	// a case goes past a look only while its study's share of what is
+	// left affords its rounds; 0 is no budget.
+	Budget time.Duration
 	// Quick selects the studies' quick parameter values and repetitions.
 	Quick bool
 	// Alpha is the significance level of the comparisons (0 means 0.05).
@@ -197,6 +205,33 @@ func (s *Spec) Targets() ([]Target, error) {
 		return nil, inputError(FieldEnvs, "--env applies to servers pglab starts (--versions); --target %s is not one", s.Servers[0].Name)
 	}
 	return out, nil
+}
+
+// RepsAuto is the value of --reps (and of a plan's reps) that lets the
+// data choose each case's repetitions: Spec.Reps 0.
+const RepsAuto = "auto"
+
+// ParseReps reads --reps: "auto" (0) or a whole number of at least 1.
+func ParseReps(s string) (int, error) {
+	s = strings.TrimSpace(s)
+	if strings.EqualFold(s, RepsAuto) || s == "" {
+		return 0, nil
+	}
+	n, err := strconv.Atoi(s)
+	if err != nil || n < 1 {
+		return 0, fmt.Errorf("want auto or a whole number of at least 1, got %q", s)
+	}
+	return n, nil
+}
+
+// ParseBudget reads --budget: a duration of at least a second ("30m",
+// "1h30m").
+func ParseBudget(s string) (time.Duration, error) {
+	d, err := time.ParseDuration(strings.TrimSpace(s))
+	if err != nil || d < time.Second {
+		return 0, fmt.Errorf("want a duration of at least 1s, e.g. 30m or 1h30m, got %q", s)
+	}
+	return d, nil
 }
 
 // FailOnRegression is the one value of Spec.FailOn (--fail-on).

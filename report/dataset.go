@@ -40,6 +40,10 @@ type Dataset struct {
 	// Outputs are the studies' text artefacts (transcripts, VACUUM
 	// VERBOSE output), shown under each study.
 	Outputs []Output
+	// Reps say how many repetitions each case of each study ran, and
+	// under --reps auto why it stopped there (the runs' "study-reps"
+	// artefacts).
+	Reps []results.StudyReps
 	// Alpha is the significance level; 0 means the one stored with the
 	// run (its manifest's "alpha"), or else compare.DefaultAlpha. It is
 	// also the false discovery rate q of the report's calls.

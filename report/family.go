@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/pglab/pglab/compare"
+	"github.com/pglab/pglab/results"
 )
 
 // analysis is the statistics of a whole report: every cell (a metric of a
@@ -81,15 +82,8 @@ func (d *Dataset) analyzeAll(groups []StudyGroup) (*analysis, error) {
 					byCase[cg.Key][mg.Name] = res
 					continue
 				}
-				cell := compare.Cell{
-					Key:      cellKey(sg.Study, cg.Key, mg.Name),
-					Input:    in,
-					Callable: callable(sg.Study, mg.Name),
-					Floor:    metricFloor(mg),
-				}
-				if twin := twinOf(sg.Study, mg.Name); twin != "" && hasMetric(cg, twin) {
-					cell.Twin = cellKey(sg.Study, cg.Key, twin)
-				}
+				cell := familyCell(sg.Study, cg, mg, in)
+				cell.Design = d.studyDesign(sg.Study)
 				cells = append(cells, cell)
 			}
 		}
@@ -104,6 +98,65 @@ func (d *Dataset) analyzeAll(groups []StudyGroup) (*analysis, error) {
 		a.results[parts[0]][parts[1]][parts[2]] = cr.Result
 	}
 	return a, nil
+}
+
+// familyCell is the family's cell of one metric of a case of a study, with
+// its input.
+func familyCell(study string, cg CaseGroup, mg MetricGroup, in compare.Input) compare.Cell {
+	cell := compare.Cell{
+		Key:      cellKey(study, cg.Key, mg.Name),
+		Input:    in,
+		Callable: callable(study, mg.Name),
+		Floor:    metricFloor(mg),
+	}
+	if twin := twinOf(study, mg.Name); twin != "" && hasMetric(cg, twin) {
+		cell.Twin = cellKey(study, cg.Key, twin)
+	}
+	return cell
+}
+
+// FamilyCells returns the cells that measurements ms (of one study, on
+// targets, the first the baseline) make in a report's family: one per case
+// and metric, callable when the study presents the metric as primary, with
+// its twin and floor, samples in repetition order. The stopping rule of
+// --reps auto decides on the cells of one case as the report will analyse
+// them.
+func FamilyCells(targets []string, ms []results.Measurement) []compare.Cell {
+	d := &Dataset{Measurements: ms}
+	for _, t := range targets {
+		d.Targets = append(d.Targets, results.Target{Name: t})
+	}
+	var cells []compare.Cell
+	for _, sg := range d.Groups() {
+		for _, cg := range sg.Cases {
+			for _, mg := range cg.Metrics {
+				if in := d.input(mg, targets); in.Baseline != "" {
+					cells = append(cells, familyCell(sg.Study, cg, mg, in))
+				}
+			}
+		}
+	}
+	return cells
+}
+
+// PrimaryMetric is a metric whose changes a study's report can call.
+type PrimaryMetric struct {
+	// Name is the metric's.
+	Name string
+	// Twin names the primary metric whose test this one repeats (a
+	// throughput of a timed step), "" for a test of its own.
+	Twin string
+}
+
+// PrimaryMetrics returns the study's primary metrics, the ones its report
+// can call, in the order of its headline tables; ok is false for a study
+// without a presentation, every metric of which is primary.
+func PrimaryMetrics(study string) (ms []PrimaryMetric, ok bool) {
+	p, ok := presentations[study]
+	for _, m := range p.Primary {
+		ms = append(ms, PrimaryMetric{Name: m.Metric, Twin: m.Twin})
+	}
+	return ms, ok
 }
 
 // input is the statistics' input of one metric over the given targets, the

@@ -182,8 +182,16 @@ const pageHTML = `<!DOCTYPE html>
 {{if .Error}}<dt>Error</dt><dd>{{.Error}}</dd>{{end}}{{end}}{{end}}
 {{range .TimeLines}}<dt>Time</dt><dd>{{.}}</dd>
 {{end}}<dt>Statistics</dt><dd>{{.StatisticsLine}}</dd>
-</dl>
-{{if gt (len .Runs) 1}}<div class="scroll"><table>
+{{with .Reps}}{{if .Rule}}<dt>Repetitions</dt><dd>{{.Rule}}</dd>
+{{range .Lines}}<dt>Repetitions per case</dt><dd>{{.}}</dd>
+{{end}}{{if .Budget}}<dt>Budget</dt><dd>{{.Budget}}</dd>
+{{end}}{{end}}{{end}}</dl>
+{{with .Reps.Rows}}<details><summary>Repetitions of each case ({{len .}} cases)</summary>
+<div class="scroll"><table>
+<thead><tr><th>study</th><th>case</th><th>repetitions</th><th>stopped because</th></tr></thead>
+<tbody>{{range .}}<tr>{{range .}}<td>{{.}}</td>{{end}}</tr>
+{{end}}</tbody></table></div></details>
+{{end}}{{if gt (len .Runs) 1}}<div class="scroll"><table>
 <thead><tr><th>run</th><th>kind</th><th>status</th><th>started</th><th>took</th><th>pglab</th><th>command</th></tr></thead>
 <tbody>{{range .Runs}}<tr><td class="label">{{.ID}}</td><td>{{.Kind}}</td><td>{{.Status}}</td><td class="label">{{.Started}}</td><td class="label">{{.Duration}}</td><td>{{.Version}}</td><td><code>{{.Command}}</code>{{if .Error}}<br>error: {{.Error}}{{end}}</td></tr>
 {{end}}</tbody></table></div>{{end}}{{if .Times}}

@@ -53,7 +53,10 @@ type jsonDoc struct {
 	// q times the calls (Benjamini-Hochberg).
 	ExpectedFalseCalls float64     `json:"expected_false_calls"`
 	Family             *jsonFamily `json:"family,omitempty"`
-	Studies            []jsonStudy `json:"studies"`
+	// Repetitions say how --reps auto chose each case's repetitions
+	// (absent for fixed counts).
+	Repetitions *jsonReps   `json:"repetitions,omitempty"`
+	Studies     []jsonStudy `json:"studies"`
 	Notes              []string    `json:"notes,omitempty"`
 	// RunNotes are the notes of no study (a setting left out for a
 	// target), keyed by target like the studies' notes.
@@ -213,6 +216,28 @@ type jsonChange struct {
 	RatioLow   *float64 `json:"ratio_ci_low"`
 	RatioHigh  *float64 `json:"ratio_ci_high"`
 	RatioConf  *float64 `json:"ratio_ci_confidence"`
+
+	// Under --reps auto: the looks the change was tested over; p is
+	// then looks × the smallest p of the looks, raw_p the p of all the
+	// repetitions, look_n the repetitions of the look that gave p and
+	// same_look_n the look at which it was found same.
+	Looks     int      `json:"looks,omitempty"`
+	LookN     int      `json:"look_n,omitempty"`
+	RawP      *float64 `json:"raw_p,omitempty"`
+	SameLookN int      `json:"same_look_n,omitempty"`
+}
+
+// jsonReps is --reps auto: the rule, its looks and family, the budget,
+// and each case's repetitions with why it stopped there.
+type jsonReps struct {
+	Rule    string              `json:"rule"`
+	Looks   []int               `json:"looks"`
+	Family  int                 `json:"family"`
+	Budget  string              `json:"budget,omitempty"`
+	Studies []results.StudyReps `json:"studies"`
+	// UnresolvedByBudget names the cases ("study · case") the budget
+	// stopped with a primary figure unresolved.
+	UnresolvedByBudget []string `json:"unresolved_by_budget,omitempty"`
 }
 
 // jsonFamily is the report's calls as one family of tests.
@@ -339,6 +364,7 @@ func (v *view) jsonDoc() jsonDoc {
 		doc.Family = &jsonFamily{Comparisons: f.M, RawSignificant: f.RawSignificant, ExpectedRaw: f.ExpectedFalseRaw,
 			Called: f.Called, ExactCalled: f.ExactCalled, Q: f.Alpha, MinChangePercent: f.MinChange * 100, Text: f.Text()}
 	}
+	doc.Repetitions = v.jsonReps()
 	doc.Summary = []jsonHeadline{}
 	for _, ht := range v.Headlines {
 		for _, h := range ht.Rows {
@@ -468,6 +494,9 @@ func jsonMetricOf(caseName string, res *compare.Result, primary bool) jsonMetric
 		jc.Q, jc.InFamily, jc.Called, jc.Outcome = jnum(c.Q), c.InFamily, c.Called, c.Outcome.String()
 		jc.MDEPercent, jc.Floor, jc.BelowFloor = jnum(c.MDEPercent), c.Floor*100, c.BelowFloor
 		jc.RatioEst, jc.RatioLow, jc.RatioHigh, jc.RatioConf = jnum(c.RatioEst), jnum(c.RatioLo), jnum(c.RatioHi), jnum(c.RatioConfidence)
+		if c.Looks > 0 {
+			jc.Looks, jc.LookN, jc.RawP, jc.SameLookN = c.Looks, c.Look, jnum(c.RawP), c.SameLook
+		}
 		jm.Changes = append(jm.Changes, jc)
 	}
 	return jm

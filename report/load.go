@@ -60,7 +60,7 @@ func Load(ctx context.Context, store *results.Store, refs ...string) (*Dataset, 
 		if l.ms, err = store.Measurements(ctx, rec.ID, results.MeasurementFilter{}); err != nil {
 			return nil, fmt.Errorf("run %s: %w", rec.ID, err)
 		}
-		for _, name := range []string{results.StudyInfoArtefact, "note", "outcome", results.StudyTimeArtefact, results.RunTimeArtefact} {
+		for _, name := range []string{results.StudyInfoArtefact, "note", "outcome", results.StudyTimeArtefact, results.RunTimeArtefact, results.StudyRepsArtefact} {
 			as, err := store.Artefacts(ctx, rec.ID, results.ArtefactFilter{Name: name})
 			if err != nil {
 				return nil, fmt.Errorf("run %s: %w", rec.ID, err)
@@ -138,6 +138,11 @@ func Load(ctx context.Context, store *results.Store, refs ...string) (*Dataset, 
 				var st results.StudyTime
 				if json.Unmarshal(a.Data, &st) == nil && st.Study != "" {
 					timing.Studies = append(timing.Studies, st)
+				}
+			case results.StudyRepsArtefact:
+				var sr results.StudyReps
+				if json.Unmarshal(a.Data, &sr) == nil && sr.Study != "" {
+					d.Reps = append(d.Reps, sr)
 				}
 			case results.RunTimeArtefact:
 				var rt results.RunTime

@@ -189,6 +189,7 @@ func (v *view) writeSetupMarkdown(w *bufio.Writer) {
 		fmt.Fprintf(w, "- **Time:** %s\n", mdText(t))
 	}
 	fmt.Fprintf(w, "- **Statistics:** %s\n", mdText(v.statisticsLine()))
+	v.writeRepsMarkdown(w)
 	if len(v.Runs) > 1 {
 		fmt.Fprintf(w, "\n| run | kind | status | started | took | pglab | command |\n|---|---|---|---|---|---|---|\n")
 		for _, r := range v.Runs {

@@ -41,7 +41,9 @@ type view struct {
 	// DataLines say how each study's data came to each server and what a
 	// load (a reset) cost.
 	DataLines []string
-	brief     bool // Options.Brief
+	// Reps say how many repetitions the cases ran and why.
+	Reps  repsView
+	brief bool // Options.Brief
 	// general are the warnings every study says, said once by a brief
 	// report.
 	general []string
@@ -262,6 +264,7 @@ func buildView(d *Dataset, o Options) (*view, error) {
 	}
 	v.Settings = settingRows(d.Targets)
 	v.buildTimes()
+	v.buildReps()
 
 	known := map[string]bool{}
 	groups := d.Groups()

@@ -282,6 +282,32 @@ type MetricNote struct {
 	Text   string `json:"text"`
 }
 
+// StudyRepsArtefact names the artefact (JSON, a StudyReps) in which a
+// run keeps how many repetitions each case of a study ran and why.
+const StudyRepsArtefact = "study-reps"
+
+// StudyReps is how many repetitions each case of a study ran: a fixed
+// count, or under --reps auto as the stopping rule chose.
+type StudyReps struct {
+	Study string `json:"study"`
+	// Looks are the repetitions per target at which the stopping rule
+	// looked at the cases (the last is the cap); empty for a fixed
+	// count.
+	Looks []int      `json:"looks,omitempty"`
+	Cases []CaseReps `json:"cases"`
+}
+
+// CaseReps is one case's repetitions per target and why they stopped
+// there: the resolutions of its primary figures ("called", "same", "out of
+// reach", joined with ", "), "cap", "budget" (the run's time budget), "no
+// primary figures", or empty for a fixed count.
+type CaseReps struct {
+	Name   string            `json:"name"`
+	Labels map[string]string `json:"labels"`
+	N      int               `json:"n"`
+	Reason string            `json:"reason,omitempty"`
+}
+
 // StudyTimeArtefact names the artefact (JSON, a StudyTime) in which a run
 // keeps where each study's wall time went.
 const StudyTimeArtefact = "study-time"

@@ -50,6 +50,10 @@ type Runner struct {
 	// roundOrder). 0 draws a seed on first use; Run keeps it here, so that
 	// every study of a run uses the same one, and records it.
 	OrderSeed uint64
+	// Stopping, when set, chooses each case's repetitions by the data
+	// (--reps auto) for the studies it gives looks; Reps and the
+	// studies' own counts apply to the others.
+	Stopping Stopping
 	// Cache, when set, keeps studies' datasets between repetitions and
 	// runs: servers pglab started for the run load them as clones
 	// (Session.LoadData). Nil builds every dataset in place.
@@ -62,7 +66,14 @@ type Outcome struct {
 	Info         Info
 	Params       Params
 	Plan         Plan
-	Reps         int
+	// Reps is the most repetitions per target any case ran (the count
+	// of a fixed --reps N).
+	Reps int
+	// CaseReps are each case's repetitions, and under --reps auto why
+	// they stopped there; Looks are the stopping rule's looks (nil for
+	// a fixed count).
+	CaseReps     []CaseReps
+	Looks        []int
 	Measurements []results.Measurement
 	Notes        []Note
 	// Skipped lists targets the study could not run on, with the reason.
@@ -135,7 +146,8 @@ func (r *Runner) Run(ctx context.Context, st Study, params Params) (out *Outcome
 	}()
 
 	r.OrderSeed = newOrderSeed(r.OrderSeed)
-	if err := r.storeInfo(ctx, info, params, plan, reps); err != nil {
+	looks, auto := r.looks(info, plan, reps)
+	if err := r.storeInfo(ctx, info, params, plan, looks[len(looks)-1]); err != nil {
 		return out, err
 	}
 
@@ -174,39 +186,61 @@ func (r *Runner) Run(ctx context.Context, st Study, params Params) (out *Outcome
 	}
 
 	clock.prepare = clock.mark()
-	total, done := reps*len(plan.Cases)*len(sessions), 0
-	order := roundOrder{seed: r.OrderSeed}
-	for rep := 1; rep <= reps; rep++ {
-		for ci, c := range plan.Cases {
-			for _, k := range order.targets(rep, ci, len(sessions)) {
-				s := sessions[k]
-				if err := ctx.Err(); err != nil {
-					return out, err
-				}
-				if r.OnRep != nil {
-					r.OnRep(info.Name, done, total, fmt.Sprintf("%s on %s, repetition %d/%d", caseTitle(c), s.Target.Name, rep, reps))
-				} else {
-					r.say("%s: %s on %s, repetition %d/%d", info.Name, caseTitle(c), s.Target.Name, rep, reps)
-				}
-				done++
-				s.begin(c, rep)
-				began := time.Now()
-				runErr := st.Run(ctx, s, c, rep)
-				s.addRunTime(c, time.Since(began))
-				if ferr := s.flush(ctx); ferr != nil && runErr == nil {
-					runErr = fmt.Errorf("store measurements: %w", ferr)
-				}
-				s.begin(Case{}, 0)
-				if runErr != nil {
-					if ctx.Err() != nil && errors.Is(runErr, ctx.Err()) {
-						return out, ctx.Err()
-					}
-					return out, fmt.Errorf("study %s: %s on %s, repetition %d: %w", info.Name, caseTitle(c), s.Target.Name, rep, s.Target.lost(ctx, runErr))
-				}
-			}
+	rs := &runState{st: st, info: info, sessions: sessions}
+	if auto {
+		out.Looks = looks
+	}
+	err = r.rounds(ctx, rs, plan, looks, auto, out)
+	out.Reps = 0
+	for _, c := range out.CaseReps {
+		out.Reps = max(out.Reps, c.N)
+	}
+	return out, err
+}
+
+// looks returns the repetitions at which the study's cases are looked at
+// under r.Stopping (auto), or the fixed count reps alone.
+func (r *Runner) looks(info Info, plan Plan, reps int) (looks []int, auto bool) {
+	if r.Stopping != nil {
+		if l := r.Stopping.Looks(info.Name, plan); len(l) > 0 {
+			return l, true
 		}
 	}
-	return out, nil
+	return []int{reps}, false
+}
+
+// repetition runs repetition rep of case c (index ci) on every target, in
+// the round's order; cap is the most repetitions the case may run.
+func (r *Runner) repetition(ctx context.Context, rs *runState, c Case, ci, rep, cap int) error {
+	order := roundOrder{seed: r.OrderSeed}
+	for _, k := range order.targets(rep, ci, len(rs.sessions)) {
+		s := rs.sessions[k]
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		name := rs.info.Name
+		if r.OnRep != nil {
+			r.OnRep(name, rs.done, rs.total, fmt.Sprintf("%s on %s, repetition %d/%d", caseTitle(c), s.Target.Name, rep, cap))
+		} else {
+			r.say("%s: %s on %s, repetition %d/%d", name, caseTitle(c), s.Target.Name, rep, cap)
+		}
+		rs.done++
+		s.begin(c, rep)
+		began := time.Now()
+		runErr := rs.st.Run(ctx, s, c, rep)
+		s.addRunTime(c, time.Since(began))
+		if ferr := s.flush(ctx); ferr != nil && runErr == nil {
+			runErr = fmt.Errorf("store measurements: %w", ferr)
+		}
+		s.begin(Case{}, 0)
+		if runErr != nil {
+			if ctx.Err() != nil && errors.Is(runErr, ctx.Err()) {
+				return ctx.Err()
+			}
+			return fmt.Errorf("study %s: %s on %s, repetition %d: %w", name, caseTitle(c), s.Target.Name, rep, s.Target.lost(ctx, runErr))
+		}
+	}
+	return nil
 }
 
 func caseTitle(c Case) string {

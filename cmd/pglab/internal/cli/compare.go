@@ -21,7 +21,7 @@ type compareFlags struct {
 	studies string
 	params  []string
 	configs []string
-	reps    int
+	reps    repsFlags
 	quick   bool
 	alpha   float64
 	// aa compares two identical servers of the one version (--aa).
@@ -38,7 +38,7 @@ type compareFlags struct {
 func newCompareCmd(env *Env) *cobra.Command {
 	var c compareFlags
 	cmd := &cobra.Command{
-		Use:   "compare --versions 16,17 [--studies all|vacuum,tps,...] [--quick] [--reps N] [--out DIR]",
+		Use:   "compare --versions 16,17 [--studies all|vacuum,tps,...] [--quick] [--reps auto|N] [--budget 30m] [--out DIR]",
 		Short: "Compare PostgreSQL versions (or servers, or configurations) across every study, with a report",
 		Long: `The main job: start one managed server per version with identical initdb choices and
 settings (installing missing versions), run the studies with repetitions interleaved
@@ -66,7 +66,7 @@ Study parameters: --param study.name=value (e.g. --param vacuum.rows=1000000), o
 	f := cmd.Flags()
 	registerTargetFlags(f, &c.targets)
 	f.StringVar(&c.studies, "studies", "all", "studies to run: all, or a comma-separated list ("+strings.Join(study.Names(), ", ")+")")
-	f.IntVar(&c.reps, "reps", 0, "repetitions per case and target (default: each study's)")
+	c.reps.register(f)
 	f.BoolVar(&c.quick, "quick", false, "every study's quick parameter values: the whole comparison in minutes")
 	f.StringArrayVar(&c.params, "param", nil, "study parameter study.name=value or name=value (repeatable)")
 	f.StringArrayVar(&c.configs, "config", nil, "a configuration NAME:k=v,k=v of one managed version (repeatable; one server each)")
@@ -81,9 +81,6 @@ Study parameters: --param study.name=value (e.g. --param vacuum.rows=1000000), o
 
 // spec turns compare's flags into the comparison they describe.
 func (c *compareFlags) spec() (*lab.Spec, error) {
-	if c.reps < 0 {
-		return nil, badInput("--reps must be at least 1: got %d", c.reps)
-	}
 	if c.alpha <= 0 || c.alpha >= 1 {
 		return nil, badInput("--alpha must be in (0, 1): got %v", c.alpha)
 	}
@@ -95,11 +92,14 @@ func (c *compareFlags) spec() (*lab.Spec, error) {
 	if err != nil {
 		return nil, err
 	}
-	spec := &lab.Spec{Studies: runs, Reps: c.reps, Quick: c.quick, Alpha: c.alpha, AA: c.aa, OrderSeed: c.orderSeed, Out: c.out}
+	spec := &lab.Spec{Studies: runs, Quick: c.quick, Alpha: c.alpha, AA: c.aa, OrderSeed: c.orderSeed, Out: c.out}
 	if err := c.targets.Fill(spec); err != nil {
 		return nil, err
 	}
 	if err := c.verdict.fill(spec); err != nil {
+		return nil, err
+	}
+	if err := c.reps.fill(spec); err != nil {
 		return nil, err
 	}
 	if len(c.configs) == 0 {

@@ -17,11 +17,11 @@ func init() { register(20, newStudyCmd) }
 
 func newStudyCmd(env *Env) *cobra.Command {
 	var tf lab.Args
-	var reps int
+	var reps repsFlags
 	var quick, asJSON, details bool
 	var params []string
 	cmd := &cobra.Command{
-		Use:   "study NAME (--versions 16,17 | --target NAME=DSN ...) [--reps N] [--quick] [--param k=v ...] [--set k=v ...] [--json]",
+		Use:   "study NAME (--versions 16,17 | --target NAME=DSN ...) [--reps auto|N] [--quick] [--param k=v ...] [--set k=v ...] [--json]",
 		Short: "Run one study on one or more servers and store the results",
 		Long: `Run one study — an experiment of the seed articles — on every target with the same
 steps, repeated and interleaved across targets, reading the server's own counters,
@@ -42,15 +42,15 @@ Studies:
 			return nil
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if reps < 0 {
-				return badInput("--reps must be at least 1: got %d", reps)
-			}
 			run, err := lab.OneStudy(args[0], params, quick)
 			if err != nil {
 				return err
 			}
-			spec := &lab.Spec{Reps: reps, Quick: quick, Studies: []lab.StudyRun{run}}
+			spec := &lab.Spec{Quick: quick, Studies: []lab.StudyRun{run}}
 			if err := tf.Fill(spec); err != nil {
+				return err
+			}
+			if err := reps.fill(spec); err != nil {
 				return err
 			}
 			res, err := env.runLab(spec, results.KindStudy)
@@ -75,7 +75,7 @@ Studies:
 	}
 	f := cmd.Flags()
 	registerTargetFlags(f, &tf)
-	f.IntVar(&reps, "reps", 0, "repetitions per case and target (default: the study's)")
+	reps.register(f)
 	f.BoolVar(&quick, "quick", false, "the study's quick parameter values: a short run")
 	f.StringArrayVar(&params, "param", nil, "study parameter name=value (repeatable; see 'pglab study list')")
 	f.BoolVar(&asJSON, "json", false, "print one JSON document with every measurement instead of tables")

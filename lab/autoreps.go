@@ -1,0 +1,135 @@
+package lab
+
+import (
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/pglab/pglab/compare"
+	"github.com/pglab/pglab/report"
+	"github.com/pglab/pglab/results"
+	"github.com/pglab/pglab/study"
+)
+
+// autoReps is --reps auto, the study runner's stopping rule: compare's
+// sequential design for the run's family (compare.PlanDesign), whose size
+// is known before the run — every study's cases × its primary metrics that
+// are tests of their own × the targets compared with the baseline — and
+// the report's cells of each case (report.FamilyCells) to decide on. A
+// study without primary metrics, or without a presentation of its own
+// (whose family cannot be known in advance), runs its fixed count.
+type autoReps struct {
+	design    compare.Design
+	minChange float64
+	// chosen are the studies whose cases the design chooses.
+	chosen map[string]bool
+	budget *budget
+}
+
+// newAutoReps returns the stopping rule of spec for a run on targets
+// servers, or nil when nothing can be chosen by the data: a fixed --reps,
+// one target, or no study with primary figures.
+func newAutoReps(spec *Spec, targets int) *autoReps {
+	if spec.Reps > 0 || targets < 2 {
+		return nil
+	}
+	a := &autoReps{minChange: spec.MinChange, chosen: map[string]bool{}}
+	m := 0
+	for _, sr := range spec.Studies {
+		name := sr.Study.Info().Name
+		k := ownTests(name)
+		plan, err := sr.Study.Plan(sr.Params)
+		if k == 0 || err != nil {
+			continue
+		}
+		a.chosen[name] = true
+		m += len(plan.Cases) * k * (targets - 1)
+	}
+	if m == 0 {
+		return nil
+	}
+	a.design = compare.PlanDesign(m, spec.Alpha, 0)
+	if spec.Budget > 0 {
+		a.budget = &budget{total: spec.Budget, start: time.Now(), left: len(spec.Studies)}
+	}
+	return a
+}
+
+// ownTests returns how many of a study's primary metrics are tests of
+// their own (not twins), 0 for a study without a presentation.
+func ownTests(study string) int {
+	ms, ok := report.PrimaryMetrics(study)
+	if !ok {
+		return 0
+	}
+	k := 0
+	for _, m := range ms {
+		if m.Twin == "" {
+			k++
+		}
+	}
+	return k
+}
+
+// Looks returns the design's looks for a study whose cases it chooses,
+// and starts the study's share of the budget.
+func (a *autoReps) Looks(name string, plan study.Plan) []int {
+	a.budget.begin()
+	if !a.chosen[name] {
+		return nil
+	}
+	return a.design.Looks
+}
+
+// Decide applies the design's rule to the primary cells of one case.
+func (a *autoReps) Decide(name string, c study.Case, targets []string, ms []results.Measurement) (bool, string, error) {
+	cells := slices.DeleteFunc(report.FamilyCells(targets, ms), func(c compare.Cell) bool { return !c.Callable })
+	cl, err := a.design.Decide(cells, compare.Options{Alpha: a.design.Alpha, MinChange: a.minChange})
+	if err != nil {
+		return false, "", err
+	}
+	return cl.Done, cl.Reason, nil
+}
+
+// Afford reports whether the budget leaves the study room for d more.
+func (a *autoReps) Afford(name string, d time.Duration) bool { return a.budget.afford(d) }
+
+// budget is --budget: the run's time for repetitions beyond each study's
+// first look. Each study, when it begins, gets an equal share of what is
+// left of the budget among the studies still to run (what one does not use
+// passes on); a case goes past a look only when the rounds it needs, at
+// the cost of its rounds so far, still fit in its study's share. The
+// rounds to the first look always run.
+type budget struct {
+	total time.Duration
+	start time.Time
+	left  int // studies not yet begun
+
+	mu    sync.Mutex
+	began time.Time
+	share time.Duration
+}
+
+// begin starts the next study's share. A nil budget does nothing.
+func (b *budget) begin() {
+	if b == nil {
+		return
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.began = time.Now()
+	rest := b.total - time.Since(b.start)
+	b.share = max(rest, 0) / time.Duration(max(b.left, 1))
+	b.left--
+}
+
+// afford reports whether the current study's share has room for d more;
+// a nil budget always has.
+func (b *budget) afford(d time.Duration) bool {
+	if b == nil {
+		return true
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return time.Since(b.began)+d <= b.share
+}
