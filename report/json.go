@@ -57,7 +57,7 @@ type jsonDoc struct {
 	// (absent for fixed counts).
 	Repetitions *jsonReps   `json:"repetitions,omitempty"`
 	Studies     []jsonStudy `json:"studies"`
-	Notes              []string    `json:"notes,omitempty"`
+	Notes       []string    `json:"notes,omitempty"`
 	// RunNotes are the notes of no study (a setting left out for a
 	// target), keyed by target like the studies' notes.
 	RunNotes  []jsonNote `json:"run_notes,omitempty"`

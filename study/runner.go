@@ -62,10 +62,10 @@ type Runner struct {
 
 // Outcome is what one study produced on all targets.
 type Outcome struct {
-	Study        string
-	Info         Info
-	Params       Params
-	Plan         Plan
+	Study  string
+	Info   Info
+	Params Params
+	Plan   Plan
 	// Reps is the most repetitions per target any case ran (the count
 	// of a fixed --reps N).
 	Reps int

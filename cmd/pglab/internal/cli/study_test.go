@@ -40,7 +40,7 @@ func TestStudyBadInput(t *testing.T) {
 		{[]string{"study", "commit", "--target", "a=postgres://u:sekret@127.0.0.1:1/db"}, "target a: connect"},
 		{[]string{"study", "commit", "--target", "a="}, "empty DSN"},
 		{[]string{"study", "commit", "--target", "nosuchinstance"}, `no such instance "nosuchinstance"`},
-		{[]string{"study", "commit", "--versions", "17", "--reps", "-1"}, "--reps must be at least 1"},
+		{[]string{"study", "commit", "--versions", "17", "--reps", "-1"}, "--reps: want auto or a whole number of at least 1"},
 		{[]string{"study", "commit", "--versions", "17", "--set", "no_such_param=1"}, `unrecognized configuration parameter "no_such_param"`},
 	}
 	t.Setenv("XDG_STATE_HOME", pgtest.TempDir(t))
