@@ -267,6 +267,8 @@ func formatAlpha(a float64) string {
 func (sv *studyView) about() string {
 	var parts []string
 	switch {
+	case sv.autoReps != "":
+		parts = append(parts, sv.autoReps+", interleaved")
 	case sv.Reps > 0 && sv.separateRuns:
 		parts = append(parts, plural(sv.Reps, "repetition")+" per case and target, each target in its own run (not interleaved)")
 	case sv.Reps > 0:

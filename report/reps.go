@@ -184,3 +184,23 @@ func (v *view) jsonReps() *jsonReps {
 	}
 	return j
 }
+
+// autoRepsText says how many repetitions a study's cases ran when the
+// data chose them: "8 repetitions per case and target, chosen by the data
+// (cap 10)", "8–10 repetitions per case and target, chosen by the data
+// per case (cap 10)"; "" for a fixed count.
+func (d *Dataset) autoRepsText(study string) string {
+	sr, ok := d.studyReps(study)
+	if !ok || len(sr.Looks) == 0 || len(sr.Cases) == 0 {
+		return ""
+	}
+	lo, hi := sr.Cases[0].N, sr.Cases[0].N
+	for _, c := range sr.Cases {
+		lo, hi = min(lo, c.N), max(hi, c.N)
+	}
+	cap := sr.Looks[len(sr.Looks)-1]
+	if lo == hi {
+		return fmt.Sprintf("%s per case and target, chosen by the data (cap %d)", plural(lo, "repetition"), cap)
+	}
+	return fmt.Sprintf("%d–%d repetitions per case and target, chosen by the data per case (cap %d)", lo, hi, cap)
+}

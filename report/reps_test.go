@@ -54,6 +54,7 @@ func TestReportSaysHowRepsWereChosen(t *testing.T) {
 		"- **Budget:** --budget 30m0s: 1 case stopped with a primary figure unresolved when their study's share ran out: vacuum · 50 % + index.",
 		"| vacuum | 95 % + index | 8 | called, same |",
 		"| vacuum | 5 % + index | 10 | cap |",
+		"8–10 repetitions per case and target, chosen by the data per case (cap 10), interleaved",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("the report lacks %q", want)

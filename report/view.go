@@ -66,7 +66,11 @@ type studyView struct {
 	Name, Title, Source string
 	Params              string
 	Reps                int
-	Settings            string
+	// autoReps says, for a study whose repetitions were chosen by the
+	// data, how many its cases ran ("8–10 repetitions per case and
+	// target, chosen by the data per case (cap 10)"); "" otherwise.
+	autoReps string
+	Settings string
 	// Targets are the study's columns (targets with data in it); the
 	// first is the baseline.
 	Targets   []string
@@ -342,6 +346,7 @@ func buildStudy(d *Dataset, sg StudyGroup, res map[string]map[string]*compare.Re
 	if sv.Reps == 0 {
 		sv.Reps = maxRep
 	}
+	sv.autoReps = d.autoRepsText(sg.Study)
 
 	for _, cg := range sg.Cases {
 		cv := caseView{Key: cg.Key, Labels: cg.Labels, Name: names[cg.Key]}
