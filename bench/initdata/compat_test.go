@@ -602,6 +602,38 @@ func TestCancel(t *testing.T) {
 	}
 }
 
+// TestCancelBetweenStatements cancels the context while no statement runs
+// (as "creating tables..." is printed, before the first CREATE): Run stops
+// before the next statement and returns the context's error, not a
+// pgbench failure worded around "context already done".
+func TestCancelBetweenStatements(t *testing.T) {
+	inst := pgtest.Shared(t, "")
+	cfg, err := pgconn.ParseConfig(pgtest.CreateDB(t, inst))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	_, err = Run(ctx, cfg, Options{Scale: 1}, cancelOn{"creating tables", cancel})
+	var e *Error
+	if !errors.Is(err, context.Canceled) || errors.As(err, &e) {
+		t.Errorf("Run: %v, want the context's error alone", err)
+	}
+}
+
+// cancelOn is a progress writer that cancels when a text is written.
+type cancelOn struct {
+	text   string
+	cancel func()
+}
+
+func (c cancelOn) Write(b []byte) (int, error) {
+	if strings.Contains(string(b), c.text) {
+		c.cancel()
+	}
+	return len(b), nil
+}
+
 // lineDiff lists the lines only in ours (-) and only in theirs (+).
 func lineDiff(ours, theirs string) string {
 	count := map[string]int{}

@@ -1,6 +1,7 @@
 package initdata
 
 import (
+	"context"
 	"errors"
 	"strings"
 
@@ -75,14 +76,29 @@ func (e *Error) Format(prog string) string {
 	return b.String()
 }
 
-// queryError is pgbench's executeStatement failure.
-func queryError(sql string, err error) *Error {
+// queryError is pgbench's executeStatement failure, or err itself when
+// the statement ended for ctx (see interrupted).
+func queryError(sql string, err error) error {
+	if interrupted(err) {
+		return err
+	}
 	return &Error{
 		Messages: []string{"query failed: " + serverMessage(err)},
 		Detail:   "Query was: " + sql,
 		Err:      err,
 		Query:    sql,
 	}
+}
+
+// interrupted reports whether err is a statement's end by its context
+// rather than by the server: a statement begun after the cancellation, or
+// one the server did not cancel (a cancel request that arrives while the
+// server waits for the next command is ignored) before pgconn gave up on
+// it. Run returns such errors as they are (they wrap ctx.Err()), not
+// worded as pgbench's failures: nothing failed, the run was interrupted.
+func interrupted(err error) bool {
+	var pe *pgconn.PgError
+	return !errors.As(err, &pe) && (errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded))
 }
 
 // serverMessage renders an error as libpq's PQerrorMessage would, without

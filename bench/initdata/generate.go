@@ -42,12 +42,16 @@ func copyStatement(table string, freeze bool) string {
 	return "copy " + table + " from stdin"
 }
 
-// copyError words a failed COPY as pgbench does. The server rejects a
+// copyError words a failed COPY as pgbench does, or returns err itself
+// when the COPY ended for its context (see interrupted). The server rejects a
 // statement it cannot analyze (unknown table, no privilege: SQLSTATE
 // class 42) before the copy starts: "unexpected copy in result". Anything
 // else (bad data, a constraint, FREEZE refused) comes when the copy ends:
 // libpq prints it as a notice, then pgbench says "PQendcopy failed".
-func copyError(err error, sql string) *Error {
+func copyError(err error, sql string) error {
+	if interrupted(err) {
+		return err
+	}
 	var pe *pgconn.PgError
 	if errors.As(err, &pe) {
 		if strings.HasPrefix(pe.Code, "42") {

@@ -61,7 +61,10 @@ var stepNames = map[byte]string{
 // Errors are *Error values worded as pgbench's (the caller prints
 // Error.Format("pgbench") or its own form and exits 1); nothing is
 // printed for them. Cancelling ctx sends the server a cancel request, as
-// pgbench's Ctrl-C does, and Run returns the resulting error.
+// pgbench's Ctrl-C does, and Run returns the resulting error: the
+// server's cancellation as an *Error, or, when no statement was
+// cancelled by the server (the cancel came between two, or the server
+// did not act on it in time), an error wrapping ctx.Err().
 func Run(ctx context.Context, cfg *pgconn.Config, o Options, progress io.Writer) (*Timings, error) {
 	if err := o.Validate(); err != nil {
 		return nil, err
@@ -70,6 +73,9 @@ func Run(ctx context.Context, cfg *pgconn.Config, o Options, progress io.Writer)
 	r.cfg = r.connConfig(cfg)
 	conn, err := r.connect(ctx)
 	if err != nil {
+		if interrupted(err) {
+			return nil, err
+		}
 		return nil, &Error{
 			Messages: []string{connectMessage(err), "could not create connection for initialization"},
 			Err:      err,
@@ -203,6 +209,9 @@ func (r *runner) extraConns(ctx context.Context, n int) ([]*pgconn.PgConn, error
 	for _, err := range errs {
 		if err != nil {
 			r.release(got)
+			if interrupted(err) {
+				return nil, err
+			}
 			return nil, &Error{
 				Messages: []string{connectMessage(err), "could not create connection for initialization"},
 				Err:      err,

@@ -280,7 +280,10 @@ func resolveTarget(target, dbname string) (string, string, error) {
 // that is why it failed.
 func (b *benchRun) initError(err error) int {
 	var ie *initdata.Error
-	if !errors.As(err, &ie) {
+	switch {
+	case !errors.As(err, &ie) && b.env.Ctx.Err() != nil:
+		return exitFailure // interrupted between statements: Main says by what
+	case ie == nil:
 		return b.errorf("%s", err)
 	}
 	io.WriteString(b.stderr, ie.Format(benchProg))
