@@ -179,7 +179,7 @@ func setText(m map[string]bool) string {
 func (st *replayStudy) Run(ctx context.Context, s *Session, c Case, rep int) error {
 	if s.cloneable() {
 		if err := s.LoadData(ctx, st.dataset()); err != nil {
-			return err
+			return scriptError(err)
 		}
 	}
 	if err := st.checkMarker(ctx, s, rep); err != nil {

@@ -146,6 +146,17 @@ func writeMarker(ctx context.Context, conn *pgx.Conn, sum string, res sqlscript.
 	return nil
 }
 
+// scriptError makes a load that failed in replay.data's script say only
+// where and why ("replay.data: dump.sql:120: ERROR: …"), not the
+// dataset's key.
+func scriptError(err error) error {
+	var se *sqlscript.Error
+	if errors.As(err, &se) {
+		return fmt.Errorf("replay.data: %w", se)
+	}
+	return err
+}
+
 // replayMarkerRow is the marker as read back.
 type replayMarkerRow struct {
 	sum, skipped string
@@ -186,10 +197,15 @@ func (st *replayStudy) loadInPlace(ctx context.Context, s *Session) error {
 	if err != nil {
 		return err
 	}
-	if ok && m.sum == st.digest() {
+	switch {
+	case ok && m.sum == st.digest():
 		rec.Note("%s was loaded on this server before (pglab's marker says so): not loaded again", filepath.Base(st.data.path))
-	} else if err := s.LoadData(ctx, st.dataset()); err != nil {
-		return err
+	case ok:
+		return fmt.Errorf("target %s: its data is not what replay.data loaded (pglab's marker %s names other data): refusing to load over it or to replay on it", s.Target.Name, replayMarker)
+	default:
+		if err := s.LoadData(ctx, st.dataset()); err != nil {
+			return scriptError(err)
+		}
 	}
 	rec.Note("data loaded once: rounds are not reset (pglab resets only servers it started for the run), so each round replays on what the ones before it left")
 	return nil

@@ -115,13 +115,13 @@ func (st *replayStudy) record(s *Session, c Case, r *replay.Round) {
 		rec.Record("p95_ms", replay.Quantile(fr.Latencies, 0.95), "ms", LowerIsBetter())
 		rec.Record("total_ms", total, "ms", LowerIsBetter())
 		rec.Record("calls", float64(len(fr.Latencies)), "count", Exact())
-		rec.Record("errors", float64(errs), "count", LowerIsBetter())
-		rec.Record("rows", float64(fr.Rows), "count")
+		rec.Record("errors", float64(errs), "count", LowerIsBetter(), Exact())
+		rec.Record("rows", float64(fr.Rows), "count", Exact())
 	}
 	whole := s.In(c)
 	whole.Record("statements", float64(r.Sent), "count", Exact())
-	whole.Record("statements_failed", float64(r.Failed), "count", LowerIsBetter())
-	whole.Record("unexpected_errors", float64(r.Unexpected), "count", LowerIsBetter())
+	whole.Record("statements_failed", float64(r.Failed), "count", LowerIsBetter(), Exact())
+	whole.Record("unexpected_errors", float64(r.Unexpected), "count", LowerIsBetter(), Exact())
 	whole.Record("busy_ms", busy, "ms", LowerIsBetter())
 	whole.Record("round_ms", float64(r.Elapsed.Microseconds())/1000, "ms", LowerIsBetter())
 	lag := ""

@@ -21,8 +21,10 @@ type Workload struct {
 	FPs      []*FP
 	// Statements counts the statements of every session.
 	Statements int
-	// FirstUS is the earliest offset of a session or statement: offset 0
-	// of a replay.
+	// FirstUS is the offset of the first statement (of the first session
+	// without statements): offset 0 of a replay. Sessions that connected
+	// before it connect at once; the log's idle time before it is not
+	// replayed.
 	FirstUS int64
 }
 
@@ -100,7 +102,6 @@ func read(r *workload.Reader) (*Workload, error) {
 			s := &Session{ID: v.ID, Database: v.Database, User: v.User, Application: v.Application, StartUS: v.StartUS}
 			sessions[v.ID] = s
 			w.Sessions = append(w.Sessions, s)
-			w.FirstUS, first = earliest(w.FirstUS, v.StartUS, first), false
 		case *workload.Fingerprint:
 			if _, ok := fps[v.ID]; !ok {
 				fps[v.ID] = len(w.FPs)
@@ -111,6 +112,11 @@ func read(r *workload.Reader) (*Workload, error) {
 				return nil, err
 			}
 			w.FirstUS, first = earliest(w.FirstUS, v.StartUS, first), false
+		}
+	}
+	if first {
+		for _, s := range w.Sessions {
+			w.FirstUS, first = earliest(w.FirstUS, s.StartUS, first), false
 		}
 	}
 	w.End, _ = r.End()

@@ -7,6 +7,7 @@ package cli_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -220,9 +221,71 @@ func loadQuietly(ctx context.Context, inst *pgserver.Instance, path string) erro
 	return err
 }
 
+// replayDoc is what the replay tests read of report.json and of pglab
+// study --json.
+type replayDoc struct {
+	AA     bool `json:"aa"`
+	Family *struct {
+		Comparisons int `json:"comparisons"`
+		Called      int `json:"called"`
+	} `json:"family"`
+	Studies []struct {
+		Name  string `json:"name"`
+		Cases []struct {
+			Name   string            `json:"name"`
+			Labels map[string]string `json:"labels"`
+		} `json:"cases"`
+		Metrics []struct {
+			Case    string `json:"case"`
+			Metric  string `json:"metric"`
+			Primary bool   `json:"primary"`
+			Changes []struct {
+				Target  string `json:"target"`
+				Called  bool   `json:"called"`
+				Outcome string `json:"outcome"`
+				Verdict string `json:"verdict"`
+			} `json:"changes"`
+		} `json:"metrics"`
+		Notes []struct {
+			Labels map[string]string `json:"labels"`
+			Target string            `json:"target"`
+			Metric string            `json:"metric"`
+			Text   string            `json:"text"`
+		} `json:"notes"`
+	} `json:"studies"`
+	// pglab study --json
+	Measurements []struct {
+		Target string            `json:"target"`
+		Case   map[string]string `json:"case"`
+		Rep    int               `json:"rep"`
+		Metric string            `json:"metric"`
+		Value  float64           `json:"value"`
+	} `json:"measurements"`
+}
+
+func readReplayDoc(t *testing.T, data []byte) *replayDoc {
+	t.Helper()
+	var d replayDoc
+	if err := json.Unmarshal(data, &d); err != nil {
+		t.Fatalf("report: %v", err)
+	}
+	return &d
+}
+
+// replayArgs are the study's parameters for the application's workload.
+func replayArgs(w, data string) []string {
+	return []string{"--param", "replay.workload=" + w, "--param", "replay.data=" + data}
+}
+
+// The application's index lookups: the known truth's slower queries.
+var indexLookups = map[string]bool{
+	"select name, note, price from items where id = $1": true,
+	"update items set note = $1 where id = $2":          true,
+}
+
 // TestReplayCapturesAll: pglab capture took every statement the
-// application sent (checked in runApp), from csvlog and from jsonlog, and
-// a replay on 17 runs all the reads and at least 95 % of the writes
+// application sent (checked in appWorkload), from csvlog and from
+// jsonlog; a replay on 17 runs every read and at least 95 % of the writes
 // without an error they did not have at capture.
 func TestReplayCapturesAll(t *testing.T) {
 	app := appWorkload(t)
@@ -233,6 +296,270 @@ func TestReplayCapturesAll(t *testing.T) {
 		if r.code != 0 {
 			t.Fatalf("%s: exit %d: %s", filepath.Base(w), r.code, r.stderr)
 		}
-		t.Log(r.stdout[:min(len(r.stdout), 3000)])
+		d := readReplayDoc(t, []byte(r.stdout))
+		calls, errs := map[string]float64{}, map[string]float64{}
+		for _, m := range d.Measurements {
+			q := m.Case["query"]
+			switch m.Metric {
+			case "calls":
+				calls[q] += m.Value
+			case "errors":
+				errs[q] += m.Value
+			case "statements":
+				if int(m.Value) != app.sent {
+					t.Errorf("%s: round %d executed %v statements, want %d", filepath.Base(w), m.Rep, m.Value, app.sent)
+				}
+			}
+		}
+		var reads, writes, readErrs, writeErrs float64
+		for q, n := range calls {
+			if strings.HasPrefix(q, "select") {
+				reads, readErrs = reads+n, readErrs+errs[q]
+			} else {
+				writes, writeErrs = writes+n, writeErrs+errs[q]
+			}
+		}
+		if int(reads) != 2*app.reads || readErrs != 0 || writeErrs > 0.05*writes || reads+writes != float64(2*app.sent) {
+			t.Errorf("%s: %v reads (%v failed), %v writes (%v failed) in 2 rounds; the application sent %d statements, %d reads",
+				filepath.Base(w), reads, readErrs, writes, writeErrs, app.sent, app.reads)
+		}
 	}
+}
+
+// calledQueries returns the queries whose latency was called changed on
+// target, and the plan notes by query.
+func calledQueries(t *testing.T, d *replayDoc, target string) (called map[string]string, plans map[string]string) {
+	t.Helper()
+	called, plans = map[string]string{}, map[string]string{}
+	for _, s := range d.Studies {
+		if s.Name != "replay" {
+			continue
+		}
+		for _, m := range s.Metrics {
+			for _, c := range m.Changes {
+				if c.Called && c.Target == target {
+					if !m.Primary {
+						t.Errorf("auxiliary %s of %q called", m.Metric, m.Case)
+					}
+					called[m.Case] = c.Verdict
+				}
+			}
+		}
+		for _, n := range s.Notes {
+			if strings.HasPrefix(n.Text, "plan differs") && n.Target == target {
+				plans[n.Labels["query"]] = n.Text
+			}
+		}
+	}
+	return called, plans
+}
+
+// TestReplayKnownTruth: with index scans and bitmap scans off on b, the
+// replay calls the index lookups slower on b, with the plan change beside
+// them, and calls nothing else; an A/A replay calls nothing.
+func TestReplayKnownTruth(t *testing.T) {
+	app := appWorkload(t)
+	dir := t.TempDir()
+	out := filepath.Join(dir, "report")
+	args := append([]string{"--quiet", "compare", "--versions", "17", "--config", "a:enable_indexscan=on",
+		"--config", "b:enable_indexscan=off,enable_bitmapscan=off", "--set", "max_parallel_workers_per_gather=0",
+		"--studies", "replay", "--store", filepath.Join(dir, "r.db"), "--out", out}, replayArgs(app.csv, app.dataPath)...)
+	r := run(t, args...)
+	if r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	data, err := os.ReadFile(filepath.Join(out, "report.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	called, plans := calledQueries(t, readReplayDoc(t, data), "b")
+	for q := range indexLookups {
+		if called[q] != "worse" {
+			t.Errorf("%q: called %q on b, want worse", q, called[q])
+		}
+		if !strings.Contains(plans[q], "Index Scan using items_pkey on items → Seq Scan on items") {
+			t.Errorf("%q: plan note %q", q, plans[q])
+		}
+	}
+	for q, v := range called {
+		if !indexLookups[q] {
+			t.Errorf("%q called %s on b: only the index lookups should be", q, v)
+		}
+	}
+	md, _ := os.ReadFile(filepath.Join(out, "report.md"))
+	for _, want := range []string{"### Plans that differ", "| query | calls per round | a | b | b vs a |", "fidelity on b: 84 of 84 captured statements executed"} {
+		if !strings.Contains(string(md), want) {
+			t.Errorf("report.md lacks %q", want)
+		}
+	}
+	if !strings.Contains(r.stdout, "| select name, note, price from items where id = $1 | 32 |") {
+		t.Errorf("the terminal's table lacks the lookups' row:\n%s", r.stdout)
+	}
+
+	aa := append([]string{"--quiet", "compare", "--aa", "--versions", "17", "--set", "max_parallel_workers_per_gather=0",
+		"--studies", "replay", "--store", filepath.Join(dir, "r.db"), "--out", filepath.Join(dir, "aa")}, replayArgs(app.csv, app.dataPath)...)
+	r = run(t, aa...)
+	if r.code != 0 {
+		t.Fatalf("A/A: exit %d: %s", r.code, r.stderr)
+	}
+	data, err = os.ReadFile(filepath.Join(dir, "aa", "report.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := readReplayDoc(t, data)
+	called, plans = calledQueries(t, d, "b")
+	if len(called) > 0 || len(plans) > 0 || !d.AA || d.Family == nil || d.Family.Called != 0 {
+		t.Errorf("A/A: called %v, plans %v (aa %v, family %+v)", called, plans, d.AA, d.Family)
+	}
+}
+
+// TestReplayVersions replays the workload on 16 and 17: a verdict per
+// fingerprint, and the plans compared.
+func TestReplayVersions(t *testing.T) {
+	app := appWorkload(t)
+	dir := t.TempDir()
+	out := filepath.Join(dir, "report")
+	args := append([]string{"--quiet", "compare", "--versions", "16,17", "--studies", "replay",
+		"--store", filepath.Join(dir, "r.db"), "--out", out}, replayArgs(app.json, app.dataPath)...)
+	r := run(t, args...)
+	if r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	data, err := os.ReadFile(filepath.Join(out, "report.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := readReplayDoc(t, data)
+	outcomes, compared := 0, false
+	for _, s := range d.Studies {
+		for _, m := range s.Metrics {
+			if m.Primary && len(m.Changes) == 1 && m.Changes[0].Outcome != "" {
+				outcomes++
+			}
+		}
+		for _, n := range s.Notes {
+			compared = compared || strings.HasPrefix(n.Text, "compared with pg16: plans differ for ")
+		}
+	}
+	if outcomes != 9 || !compared {
+		t.Errorf("%d fingerprints with an outcome (want 9); plans compared: %v\n%s", outcomes, compared, r.stdout)
+	}
+}
+
+// TestReplayBadInput: a workload of another format version, a truncated
+// one, a file that is no workload, a missing parameter, a dump with a
+// meta-command pglab does not run: one line, exit 1, before anything is
+// written; a dump that fails halfway on the server: one line with its
+// file and line, exit 1, no dataset left in the cache, no measurement.
+func TestReplayBadInput(t *testing.T) {
+	app := appWorkload(t)
+	dir := t.TempDir()
+	write := func(name, text string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	whole, err := os.ReadFile(app.csv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.SplitAfter(string(whole), "\n")
+	truncated := write("truncated.workload", strings.Join(lines[:len(lines)/2], ""))
+	v2 := write("v2.workload", `{"format":"pglab-workload","version":2}`+"\n")
+	meta := write("meta.sql", "create table t (a int);\n\\set x 1\n")
+	store := filepath.Join(dir, "r.db")
+	cases := []struct {
+		params []string
+		want   string
+	}{
+		{replayArgs(v2, app.dataPath), "a pglab workload of format version 2; this pglab reads version 1"},
+		{replayArgs(truncated, app.dataPath), "truncated.workload: line " + fmt.Sprint(len(lines)/2+1) + ": the file ends without its end record (truncated)"},
+		{replayArgs(app.dataPath, app.dataPath), "not a pglab workload file"},
+		{replayArgs(filepath.Join(dir, "missing.workload"), app.dataPath), "missing.workload: no such file or directory"},
+		{[]string{"--param", "replay.data=" + app.dataPath}, "replay.workload is needed"},
+		{replayArgs(app.csv, meta), "replay.data: " + meta + ":2: psql meta-command \\set"},
+		{replayArgs(app.csv, dir), "is a directory, not a SQL file"},
+		{append(replayArgs(app.csv, app.dataPath), "--param", "replay.mode=slow"), "want one of timed, fast"},
+	}
+	for _, tc := range cases {
+		args := append([]string{"--quiet", "compare", "--versions", "17", "--studies", "replay", "--store", store}, tc.params...)
+		assertOneLineError(t, run(t, args...), tc.want)
+	}
+	if _, err := os.Stat(store); !os.IsNotExist(err) {
+		t.Errorf("bad input wrote the store %s (%v)", store, err)
+	}
+
+	// A dump that fails halfway.
+	bad := write("bad.sql", "create table items (id int primary key);\ninsert into items values (1);\n\nselect * from missing_table;\ncreate table after_it (a int);\n")
+	args := append([]string{"--quiet", "compare", "--versions", "17", "--studies", "replay", "--store", store, "--out", filepath.Join(dir, "report")}, replayArgs(app.csv, bad)...)
+	r := run(t, args...)
+	assertOneLineError(t, r, `replay.data: `+bad+`:4: ERROR: relation "missing_table" does not exist (SQLSTATE 42P01)`)
+	r = run(t, "cache", "list")
+	if strings.Contains(r.stdout, "file=bad.sql") {
+		t.Errorf("the failed load left a dataset in the cache:\n%s", r.stdout)
+	}
+	r = run(t, "report", "--store", store, "--format", "json")
+	if r.code != 0 {
+		t.Fatalf("report of the failed run: exit %d: %s", r.code, r.stderr)
+	}
+	d := readReplayDoc(t, []byte(r.stdout))
+	for _, s := range d.Studies {
+		if len(s.Metrics) > 0 {
+			t.Errorf("the failed run stored measurements: %+v", s.Metrics)
+		}
+	}
+}
+
+// TestReplaySafety: the replay writes, so a server pglab does not manage
+// needs --force; the server the workload came from (its system
+// identifier) is refused even then; a server whose data pglab's marker
+// says is other than replay.data is refused.
+func TestReplaySafety(t *testing.T) {
+	app := appWorkload(t)
+	dir := t.TempDir()
+	inst := pgtest.Shared(t, "17")
+	dsn := pgtest.CreateDB(t, inst)
+	store := filepath.Join(dir, "r.db")
+	study := func(extra ...string) result {
+		return run(t, append([]string{"--quiet", "study", "replay", "--target", "mine=" + dsn, "--reps", "1", "--store", store}, extra...)...)
+	}
+	params := func(w, data string) []string {
+		return []string{"--param", "workload=" + w, "--param", "data=" + data}
+	}
+	assertOneLineError(t, study(params(app.csv, app.dataPath)...), "target mine is not a server pglab manages: the replay writes to it (pass --force")
+
+	// The workload says it came from this very server.
+	conn := pgtest.Connect(t, dsn)
+	id := pgtest.QueryString(t, conn, "select system_identifier::text from pg_control_system()")
+	whole, err := os.ReadFile(app.csv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	head, rest, _ := strings.Cut(string(whole), "\n")
+	var h map[string]any
+	if err := json.Unmarshal([]byte(head), &h); err != nil {
+		t.Fatal(err)
+	}
+	h["source"].(map[string]any)["system_identifier"] = id
+	b, _ := json.Marshal(h)
+	fromHere := filepath.Join(dir, "here.workload")
+	if err := os.WriteFile(fromHere, append(append(b, '\n'), rest...), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	assertOneLineError(t, study(append(params(fromHere, app.dataPath), "--force")...), "target mine is the server the workload was captured from (system identifier "+id+")")
+
+	// Loaded in place once, replayed; then other data is refused.
+	if r := study(append(params(app.csv, app.dataPath), "--force")...); r.code != 0 {
+		t.Fatalf("replay on a user's server with --force: exit %d: %s", r.code, r.stderr)
+	}
+	if n := pgtest.QueryString(t, conn, "select count(*) from items"); n != "200000" {
+		t.Errorf("items on the user's server: %s rows", n)
+	}
+	other := filepath.Join(dir, "other.sql")
+	if err := os.WriteFile(other, []byte(replayData+"-- another version of the data\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	assertOneLineError(t, study(append(params(app.csv, other), "--force")...), "target mine: its data is not what replay.data loaded")
 }
