@@ -137,6 +137,10 @@ type jsonStudy struct {
 	Warnings []string          `json:"warnings,omitempty"`
 	// Outputs are the study's text artefacts, every repetition's.
 	Outputs []jsonOutput `json:"outputs,omitempty"`
+	// LoadRuns says how the study's load runs were sized: warm-up left
+	// out, the window measured, the precision reached (the figures are
+	// warmup_s, measured_s, tps_ci_pct and ended_by_precision).
+	LoadRuns string `json:"load_runs,omitempty"`
 }
 
 // jsonOutput is one text artefact: what the server (or a program) said
@@ -384,7 +388,7 @@ func (v *view) jsonDoc() jsonDoc {
 
 func (sv *studyView) jsonStudy(d *Dataset) jsonStudy {
 	js := jsonStudy{Name: sv.Name, Title: sv.Title, Source: sv.Source, Reps: sv.Reps, Targets: sv.Targets,
-		Cases: []jsonCase{}, Metrics: []jsonMetric{}, Warnings: sv.General}
+		Cases: []jsonCase{}, Metrics: []jsonMetric{}, Warnings: sv.General, LoadRuns: sv.LoadLine}
 	if js.Targets == nil {
 		js.Targets = []string{}
 	}

@@ -300,6 +300,9 @@ func (sv *studyView) writeMarkdown(w *bufio.Writer) {
 	if a := sv.about(); a != "" {
 		fmt.Fprintf(w, "%s\n", mdText(a))
 	}
+	if sv.LoadLine != "" {
+		fmt.Fprintf(w, "\n%s\n", mdText(sv.LoadLine))
+	}
 	if sv.Matrix != nil {
 		fmt.Fprintln(w)
 		head := append([]string{"case"}, sv.Targets...)

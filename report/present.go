@@ -250,6 +250,10 @@ var metricTitles = map[string]string{
 	"disk_util_pct":       "disk busy",
 	"cpu_user_pct":        "CPU user (machine)",
 	"cpu_sys_pct":         "CPU system (machine)",
+	"warmup_s":            "warm-up left out",
+	"measured_s":          "window measured",
+	"tps_ci_pct":          "throughput's 95 % interval, ± (in the run)",
+	"ended_by_precision":  "ended by the precision rule",
 }
 
 // metricTitle names a metric for a reader.

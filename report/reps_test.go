@@ -114,3 +114,29 @@ func TestReportSaysHowRepsWereChosen(t *testing.T) {
 		t.Error("a report of fixed counts speaks of repetitions chosen by the data")
 	}
 }
+
+func TestReportSaysHowLoadRunsWereSized(t *testing.T) {
+	d := &Dataset{Targets: []results.Target{{Name: "pg16"}, {Name: "pg17"}},
+		Studies: []StudyInfo{{Name: "tps", Params: map[string]string{"precision": "1"}}}}
+	for i, w := range []struct{ measured, ci, precise float64 }{{12, 0.9, 1}, {15, 0.8, 1}, {60, 2.5, 0}, {14, 0.7, 1}} {
+		for _, m := range []results.Measurement{
+			{Metric: "tps", Value: 1000, Unit: "tps"},
+			{Metric: "warmup_s", Value: 5, Unit: "s"},
+			{Metric: "measured_s", Value: w.measured, Unit: "s"},
+			{Metric: "tps_ci_pct", Value: w.ci, Unit: "%"},
+			{Metric: "ended_by_precision", Value: w.precise, Unit: "count"},
+		} {
+			m.Study, m.Target, m.Rep, m.Case = "tps", []string{"pg16", "pg17"}[i%2], i/2+1, map[string]string{"clients": "5"}
+			d.Measurements = append(d.Measurements, m)
+		}
+	}
+	want := "Load runs: the first 5 s of each run left out of its figures (warm-up); measured 14 s (median, 12 s–60 s); mean throughput to ±0.85 % (median half-width of its 95 % interval, batch means); 3 of 4 runs ended when they reached the precision asked (±1 %), the others at their duration or transaction count."
+	if got := d.loadLine("tps"); got != want {
+		t.Errorf("loadLine:\n got %s\nwant %s", got, want)
+	}
+	var md bytes.Buffer
+	WriteMarkdown(&md, d)
+	if !strings.Contains(md.String(), want) {
+		t.Error("the Markdown report lacks the load line")
+	}
+}

@@ -70,6 +70,9 @@ type studyView struct {
 	// data, how many its cases ran ("8–10 repetitions per case and
 	// target, chosen by the data per case (cap 10)"); "" otherwise.
 	autoReps string
+	// LoadLine says how the study's load runs were sized (warm-up,
+	// window, precision), "" for a study without load runs.
+	LoadLine string
 	Settings string
 	// Targets are the study's columns (targets with data in it); the
 	// first is the baseline.
@@ -347,6 +350,7 @@ func buildStudy(d *Dataset, sg StudyGroup, res map[string]map[string]*compare.Re
 		sv.Reps = maxRep
 	}
 	sv.autoReps = d.autoRepsText(sg.Study)
+	sv.LoadLine = d.loadLine(sg.Study)
 
 	for _, cg := range sg.Cases {
 		cv := caseView{Key: cg.Key, Labels: cg.Labels, Name: names[cg.Key]}

@@ -43,6 +43,8 @@ func tpsParams(clients, quickClients, duration, quickDuration, scale, quickScale
 		{Name: "script", Kind: KindString, Default: "", Doc: "a pgbench script file (-f) instead of the builtin"},
 		{Name: "protocol", Kind: KindString, Default: "simple", Choices: []string{"simple", "extended", "prepared"}, Doc: "query mode (-M)"},
 		{Name: "checkpoint_before", Kind: KindBool, Default: "true", Doc: "CHECKPOINT before each run, so that no run inherits another's dirty buffers"},
+		{Name: "warmup", Kind: KindDuration, Default: "5s", Quick: "1s", Doc: "time at the start of each run left out of its figures (recorded); 0 keeps the whole run"},
+		{Name: "precision", Kind: KindFloat, Default: "1", Doc: "end a timed run once the 95 % interval of its mean throughput per second (batch means, from 10 s after the warm-up) is within ± this percent of it; 0 runs the whole duration"},
 	}
 }
 
@@ -162,10 +164,11 @@ func tpsRun(ctx context.Context, s *Session, clients int) error {
 			return fmt.Errorf("CHECKPOINT: %w", err)
 		}
 	}
-	var res *bench.Result
+	var res, steady *bench.Result
+	var w loadWindow
 	step, err := s.MeasureStep(ctx, "run", nil, func(ctx context.Context) error {
 		var err error
-		res, err = s.RunLoad(ctx, cfg)
+		res, steady, w, err = s.runSized(ctx, cfg, p.Duration("warmup"), p.Float("precision")/100)
 		return err
 	})
 	if err != nil {
@@ -177,9 +180,10 @@ func tpsRun(ctx context.Context, s *Session, clients int) error {
 		}
 		return fmt.Errorf("pgbench run with %d clients: some clients aborted", clients)
 	}
-	if err := s.recordLoad(ctx, res); err != nil {
+	if err := s.recordLoad(ctx, steady); err != nil {
 		return err
 	}
+	s.recordWindow(w)
 	if tx := float64(res.Transactions + res.Failed); tx > 0 {
 		if v, ok := s.StepCounter(step, "wal_bytes", "wal_bytes_per_tx"); ok {
 			s.Record("wal_bytes_per_tx", v/tx, "bytes", LowerIsBetter())
