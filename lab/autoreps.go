@@ -13,8 +13,9 @@ import (
 
 // autoReps is --reps auto, the study runner's stopping rule: compare's
 // sequential design for the run's family (compare.PlanDesign), whose size
-// is known before the run — every study's cases × its primary metrics that
-// are tests of their own × the targets compared with the baseline — and
+// is known before the run — every study's cases (or the cases its runs
+// record into, study.Plan.Recorded) × its primary metrics that are tests
+// of their own × the targets compared with the baseline — and
 // the report's cells of each case (report.FamilyCells) to decide on. A
 // study without primary metrics, or without a presentation of its own
 // (whose family cannot be known in advance), runs its fixed count.
@@ -43,7 +44,11 @@ func newAutoReps(spec *Spec, targets int) *autoReps {
 			continue
 		}
 		a.chosen[name] = true
-		m += len(plan.Cases) * k * (targets - 1)
+		cases := len(plan.Cases)
+		if plan.Recorded > 0 {
+			cases = plan.Recorded // replay: its query fingerprints
+		}
+		m += cases * k * (targets - 1)
 	}
 	if m == 0 {
 		return nil

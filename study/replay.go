@@ -34,11 +34,17 @@ import (
 // give a Mann-Whitney p no smaller than 2/C(2n, n), and the report tests
 // every fingerprint in one Benjamini-Hochberg family, so a lone change
 // among m fingerprints is callable only when that p is at most 0.05/m.
-// Plan reads the workload and takes the fewest rounds for which this
-// holds with m = the fingerprints (compare.MinRepsForFamily: 6 rounds up
-// to 23 fingerprints, 7 up to 85, 8 up to 321), and at least 5 by default
-// (--quick: the fewest). A comparison of three targets or more doubles the
-// family: give --reps then.
+// Under --reps auto (the default with two targets or more) the lab's
+// sequential design chooses the rounds: Plan.Recorded tells it the
+// fingerprints, so its family is fingerprints × targets compared, its
+// first look the fewest rounds that can call a lone change there (7 for 9
+// fingerprints and two targets, with its looks at 7, 9 and 10), and the
+// workload goes on by mirrored pairs of rounds while a fingerprint's
+// latency is still pending. For a fixed count (one target, --reps auto
+// not in force) Plan takes the fewest rounds for which a lone change is
+// callable with m = the fingerprints (compare.MinRepsForFamily: 6 rounds
+// up to 23 fingerprints, 7 up to 85, 8 up to 321), and at least 5
+// (--quick: the fewest); --reps N gives any other count.
 type replayStudy struct {
 	// wl is the workload Plan read, wlPath its file.
 	wl     *replay.Workload
@@ -103,7 +109,7 @@ func (st *replayStudy) Plan(p Params) (Plan, error) {
 	whole.Name = "replay of " + filepath.Base(path)
 	m := max(len(st.wl.FPs), 1)
 	need := max(compare.MinRepsForFamily(m, compare.DefaultAlpha), 4)
-	return Plan{Cases: []Case{whole}, Reps: max(need, 5), QuickReps: need}, nil
+	return Plan{Cases: []Case{whole}, Reps: max(need, 5), QuickReps: need, Recorded: len(st.wl.FPs)}, nil
 }
 
 // fpCase is the case of a fingerprint.

@@ -111,7 +111,7 @@ func (r *Runner) look(rs *runState, plan Plan, active []int, reached []CaseReps,
 	var cost time.Duration
 	for _, ci := range active {
 		c := plan.Cases[ci]
-		done, why, err := r.Stopping.Decide(rs.info.Name, c, names, rs.caseMeasurements(c))
+		done, why, err := r.Stopping.Decide(rs.info.Name, c, names, rs.caseMeasurements(c, plan.Recorded > 0))
 		if err != nil {
 			return nil, fmt.Errorf("study %s: %s: stopping rule: %w", rs.info.Name, caseTitle(c), err)
 		}
@@ -134,14 +134,15 @@ func (r *Runner) look(rs *runState, plan Plan, active []int, reached []CaseReps,
 }
 
 // caseMeasurements returns the measurements of case c on every target so
-// far.
-func (rs *runState) caseMeasurements(c Case) []results.Measurement {
+// far; all of the study's when its runs record into other cases
+// (Plan.Recorded).
+func (rs *runState) caseMeasurements(c Case, recorded bool) []results.Measurement {
 	key := results.CaseKey(c.Labels)
 	var out []results.Measurement
 	for _, s := range rs.sessions {
 		s.mu.Lock()
 		for _, m := range s.all {
-			if results.CaseKey(m.Case) == key {
+			if recorded || results.CaseKey(m.Case) == key {
 				out = append(out, m)
 			}
 		}

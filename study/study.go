@@ -50,6 +50,12 @@ type Plan struct {
 	// QuickReps is the default number of repetitions under --quick (0
 	// means Reps).
 	QuickReps int
+	// Recorded, when > 0, says that the study's figures are not its
+	// planned cases' but those of the cases each run records into
+	// (Session.In; replay: one per query fingerprint), about this many:
+	// --reps auto counts them in the report's family, and decides whether
+	// a planned case goes on from every case its runs recorded.
+	Recorded int
 }
 
 // Study is one experiment. The runner calls Setup once per target, then
