@@ -58,8 +58,9 @@ func (u *progressUI) Print(w io.Writer, text string) {
 	io.WriteString(w, text)
 }
 
-// Step moves a study's bar: done of total repetitions finished, label
-// saying what runs now. Only on a terminal; elsewhere the runner's lines
+// Step moves a study's bar: done of total repetitions finished (total
+// falls as cases stop early under --reps auto), label saying what runs
+// now. Only on a terminal; elsewhere the runner's lines
 // say the same.
 func (u *progressUI) Step(study string, done, total int, label string) {
 	if !u.tty {
@@ -83,6 +84,9 @@ func (u *progressUI) Step(study string, done, total int, label string) {
 			progressbar.OptionThrottle(200*time.Millisecond),
 			progressbar.OptionSetWidth(24),
 		)
+	}
+	if total != u.bar.GetMax() {
+		u.bar.ChangeMax(total) // --reps auto: cases that stop early lower it
 	}
 	u.bar.Describe(study + ": " + label)
 	u.bar.Set(done)
