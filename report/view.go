@@ -572,6 +572,12 @@ func (sv *studyView) attachNotes(d *Dataset, o Options) {
 			continue
 		}
 		tpl := noteTemplate(n.Text)
+		if len(n.Case) == 0 {
+			// A note on the study as a whole is listed, not placed: its
+			// numbers' ranges are a target's over its repetitions, never
+			// a blend of targets ("lag p99 22–1,143 ms" of two servers).
+			tpl += "\x00" + n.Target
+		}
 		g := byTemplate[tpl]
 		if g == nil {
 			g = &group{reps: map[place][]int{}, first: n}

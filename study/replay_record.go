@@ -131,8 +131,8 @@ func (st *replayStudy) record(s *Session, c Case, r *replay.Round) {
 		whole.Record("lag_p99_ms", p99, "ms", LowerIsBetter())
 		lag = fmt.Sprintf("; schedule lag p50 %.2f ms, p99 %.2f ms", p50, p99)
 	}
-	s.In(Case{}).Note("fidelity on %s: %d of %d captured statements executed; %d failed, %d of them unexpectedly (they succeeded at capture)%s",
-		s.Target.Name, r.Sent, st.wl.Statements, r.Failed, r.Unexpected, lag)
+	s.In(Case{}).Note("fidelity: %d of %d captured statements executed; %d failed, %d of them unexpectedly (they succeeded at capture)%s",
+		r.Sent, st.wl.Statements, r.Failed, r.Unexpected, lag)
 	if r.ConnectErrors > 0 {
 		s.In(Case{}).Note("%d sessions could not connect, %d statements not sent (first: %s)", r.ConnectErrors, r.Unsent, oneLineError{r.ConnectError})
 	}

@@ -387,7 +387,7 @@ func TestReplayKnownTruth(t *testing.T) {
 		}
 	}
 	md, _ := os.ReadFile(filepath.Join(out, "report.md"))
-	for _, want := range []string{"### Plans that differ", "| query | calls per round | a | b | b vs a |", "fidelity on b: 84 of 84 captured statements executed"} {
+	for _, want := range []string{"### Plans that differ", "| query | calls per round | a | b | b vs a |", "b: fidelity: 84 of 84 captured statements executed"} {
 		if !strings.Contains(string(md), want) {
 			t.Errorf("report.md lacks %q", want)
 		}
