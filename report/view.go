@@ -558,13 +558,8 @@ func outcomeText(d *Dataset, study, caseKey, target string) string {
 // busy)") are one footnote with the numbers' range ("99–100 %"); the exact
 // texts stay in the JSON.
 func (sv *studyView) attachNotes(d *Dataset, o Options) {
-	type place struct{ caseKey, target, metric string }
-	type group struct {
-		texts  []string
-		places []place
-		reps   map[place][]int
-		first  Note
-	}
+	type place = notePlace
+	type group = noteGroup
 	var groups []*group
 	byTemplate := map[string]*group{}
 	for _, n := range d.Notes {
@@ -572,16 +567,18 @@ func (sv *studyView) attachNotes(d *Dataset, o Options) {
 			continue
 		}
 		tpl := noteTemplate(n.Text)
+		key := tpl
 		if len(n.Case) == 0 {
 			// A note on the study as a whole is listed, not placed: its
 			// numbers' ranges are a target's over its repetitions, never
-			// a blend of targets ("lag p99 22–1,143 ms" of two servers).
-			tpl += "\x00" + n.Target
+			// a blend of targets ("lag p99 22–1,143 ms" of two servers);
+			// targets that said the same are merged again below.
+			key += "\x00" + n.Target
 		}
-		g := byTemplate[tpl]
+		g := byTemplate[key]
 		if g == nil {
-			g = &group{reps: map[place][]int{}, first: n}
-			byTemplate[tpl] = g
+			g = &group{reps: map[place][]int{}, first: n, tpl: tpl, caseLess: len(n.Case) == 0}
+			byTemplate[key] = g
 			groups = append(groups, g)
 		}
 		if indexOf(g.texts, n.Text) < 0 {
@@ -622,13 +619,21 @@ func (sv *studyView) attachNotes(d *Dataset, o Options) {
 		}
 		return nil
 	}
+	groups = mergeTargets(groups)
+	ran := sv.ranReps(d)
+	total := func(pl place) int {
+		if n := ran[pl.caseKey]; n > 0 {
+			return n
+		}
+		return sv.Reps
+	}
 	for _, g := range groups {
 		text := mergeNumbers(g.texts)
 		var unplaced []place
 		var placed []*cell
 		allReps := true
 		for _, pl := range g.places {
-			if repsText(g.reps[pl], sv.Reps) != "" {
+			if repsText(g.reps[pl], total(pl)) != "" {
 				allReps = false
 			}
 			if c := cellOf(pl); c != nil {
@@ -640,7 +645,7 @@ func (sv *studyView) attachNotes(d *Dataset, o Options) {
 		when := ""
 		switch {
 		case len(g.places) == 1:
-			when = repsText(g.reps[g.places[0]], sv.Reps)
+			when = repsText(g.reps[g.places[0]], total(g.places[0]))
 		case !allReps:
 			when = "noted in some repetitions"
 		}
@@ -685,6 +690,65 @@ func (sv *studyView) attachNotes(d *Dataset, o Options) {
 			sv.Notes = append(sv.Notes, text)
 		}
 	}
+}
+
+// notePlace is where a note was made: case, target, and the figure it
+// explains.
+type notePlace struct{ caseKey, target, metric string }
+
+// noteGroup is the notes of a study that share a template: their texts,
+// where they were made, in which repetitions.
+type noteGroup struct {
+	texts  []string
+	places []notePlace
+	reps   map[notePlace][]int
+	first  Note
+	// tpl is the template; caseLess marks notes on the study as a whole,
+	// grouped per target.
+	tpl      string
+	caseLess bool
+}
+
+// mergeTargets merges the groups of notes on the study as a whole that
+// said the very same texts on several targets into the first of them.
+func mergeTargets(groups []*noteGroup) []*noteGroup {
+	var out []*noteGroup
+	for _, g := range groups {
+		var into *noteGroup
+		for _, o := range out {
+			if g.caseLess && o.caseLess && o.tpl == g.tpl && strings.Join(o.texts, "\x00") == strings.Join(g.texts, "\x00") {
+				into = o
+				break
+			}
+		}
+		if into == nil {
+			out = append(out, g)
+			continue
+		}
+		for _, pl := range g.places {
+			into.places = append(into.places, pl)
+			into.reps[pl] = g.reps[pl]
+		}
+	}
+	return out
+}
+
+// ranReps returns the repetitions each case of the study ran (its
+// measurements' highest), "" for the study as a whole.
+func (sv *studyView) ranReps(d *Dataset) map[string]int {
+	out := map[string]int{}
+	for _, m := range d.Measurements {
+		if m.Study != sv.Name {
+			continue
+		}
+		key := m.CaseKey
+		if key == "" {
+			key = results.CaseKey(m.Case)
+		}
+		out[key] = max(out[key], m.Rep)
+		out[""] = max(out[""], m.Rep)
+	}
+	return out
 }
 
 // numberRun matches a number in a note, with thousands separators or a
