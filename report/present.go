@@ -158,9 +158,6 @@ var presentations = map[string]presentation{
 		Primary: []metricSpec{
 			{"median_ms", "Statement latency (median of each round's calls)", ""},
 		},
-		Charts: []chartSpec{
-			{Kind: barChart, Title: "Statement latency by query (median of each round's calls)", Metrics: []string{"median_ms"}},
-		},
 		Texts: []textSpec{{Name: "plan", Head: "Plans that differ (shape: node, join, index and relation; no estimates)", Markdown: true}},
 	},
 	"commit": {

@@ -19,6 +19,11 @@ func (st *replayStudy) compareTargets(ctx context.Context, s *Session) {
 	for _, text := range t.later {
 		s.In(Case{}).Note("%s", text)
 	}
+	for k, fp := range st.wl.FPs {
+		if len(t.errs[k]) > 0 {
+			s.In(fpCase(fp)).Note("errors by SQLSTATE over %s: %s", countOf(t.rounds, "round"), errorsText(t.errs[k]))
+		}
+	}
 	if name == st.baseline {
 		st.keepBaselinePlans(ctx, s, t)
 		return

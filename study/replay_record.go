@@ -79,9 +79,11 @@ func (st *replayStudy) explainAll(ctx context.Context, s *Session, t *replayTarg
 				first = queryLabel(fp.Text) + ": " + t.explainErr[k]
 			}
 			if conn.IsClosed() {
-				if conn, err = pgconn.ConnectConfig(ctx, &cfg.Config); err != nil {
+				next, err := pgconn.ConnectConfig(ctx, &cfg.Config)
+				if err != nil {
 					return connectError(s.Target.Name, err)
 				}
+				conn = next
 			}
 			continue
 		}

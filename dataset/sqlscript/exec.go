@@ -75,10 +75,12 @@ func Exec(ctx context.Context, rd *Reader, opts Options) (res Result, err error)
 		case Copy:
 			err = execCopy(ctx, conn, rd, it, &res)
 		case Connect:
-			conn.Close(ctx)
-			if conn, err = opts.Connect(ctx); err != nil {
-				return res, rd.errorf(it.Line, "\\connect: %w", err)
+			next, cerr := opts.Connect(ctx)
+			if cerr != nil {
+				return res, rd.errorf(it.Line, "\\connect: %w", cerr)
 			}
+			conn.Close(ctx)
+			conn = next
 			res.Connects++
 		}
 		if err != nil {

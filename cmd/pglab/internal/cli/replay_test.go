@@ -224,6 +224,9 @@ func loadQuietly(ctx context.Context, inst *pgserver.Instance, path string) erro
 // replayDoc is what the replay tests read of report.json and of pglab
 // study --json.
 type replayDoc struct {
+	Runs []struct {
+		ID string `json:"id"`
+	} `json:"runs"`
 	AA     bool `json:"aa"`
 	Family *struct {
 		Comparisons int `json:"comparisons"`
@@ -372,7 +375,8 @@ func TestReplayKnownTruth(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	called, plans := calledQueries(t, readReplayDoc(t, data), "b")
+	kt := readReplayDoc(t, data)
+	called, plans := calledQueries(t, kt, "b")
 	for q := range indexLookups {
 		if called[q] != "worse" {
 			t.Errorf("%q: called %q on b, want worse", q, called[q])
@@ -394,6 +398,15 @@ func TestReplayKnownTruth(t *testing.T) {
 	}
 	if !strings.Contains(r.stdout, "| select name, note, price from items where id = $1 | 32 |") {
 		t.Errorf("the terminal's table lacks the lookups' row:\n%s", r.stdout)
+	}
+	// pglab serve shows the run as the HTML report does.
+	if len(kt.Runs) == 1 {
+		code, body := startServe(t, filepath.Join(dir, "r.db")).get(t, "/runs/"+kt.Runs[0].ID)
+		for _, want := range []string{"Plans that differ", "Index Scan using items_pkey on items", "select name, note, price from items where id = $1", "fidelity: 84 of 84"} {
+			if code != 200 || !strings.Contains(body, want) {
+				t.Errorf("serve's page of the run (%d) lacks %q", code, want)
+			}
+		}
 	}
 
 	aa := append([]string{"--quiet", "compare", "--aa", "--versions", "17", "--set", "max_parallel_workers_per_gather=0",
