@@ -114,33 +114,44 @@ var (
 	appOnce sync.Once
 	appCap  *appCapture
 	appErr  error
+	// appFiles are the captured files' contents, kept once the first test
+	// that needed them (and its temporary directory) is gone.
+	appFiles map[string][]byte
 )
 
 // appWorkload runs the application once per test binary on a managed 17
-// that logs to csvlog and jsonlog, and captures both logs.
+// that logs to csvlog and jsonlog, captures both logs, and gives each test
+// the files in a directory of its own.
 func appWorkload(t *testing.T) *appCapture {
 	t.Helper()
 	appOnce.Do(func() {
-		appCap, appErr = runApp(t)
-		if keep := os.Getenv("PGLAB_REPLAY_KEEP"); keep != "" && appErr == nil {
-			// For trying the replay by hand.
-			for _, f := range []string{appCap.dataPath, appCap.csv, appCap.json} {
-				data, _ := os.ReadFile(f)
-				os.WriteFile(filepath.Join(keep, filepath.Base(f)), data, 0o644)
+		appCap, appErr = runApp(t, t.TempDir())
+		if appErr != nil {
+			return
+		}
+		appFiles = map[string][]byte{}
+		for _, f := range []string{appCap.dataPath, appCap.csv, appCap.json} {
+			appFiles[filepath.Base(f)], appErr = os.ReadFile(f)
+			if keep := os.Getenv("PGLAB_REPLAY_KEEP"); keep != "" {
+				os.WriteFile(filepath.Join(keep, filepath.Base(f)), appFiles[filepath.Base(f)], 0o644) // to try by hand
 			}
 		}
 	})
 	if appErr != nil {
 		t.Fatal(appErr)
 	}
-	return appCap
+	dir := t.TempDir()
+	app := *appCap
+	for _, f := range []*string{&app.dataPath, &app.csv, &app.json} {
+		*f = filepath.Join(dir, filepath.Base(*f))
+		if err := os.WriteFile(*f, appFiles[filepath.Base(*f)], 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return &app
 }
 
-func runApp(t *testing.T) (*appCapture, error) {
-	dir, err := os.MkdirTemp("", "pglab-replay-app-")
-	if err != nil {
-		return nil, err
-	}
+func runApp(t *testing.T, dir string) (*appCapture, error) {
 	app := &appCapture{dataPath: filepath.Join(dir, "app.sql"), csv: filepath.Join(dir, "app-csv.workload"), json: filepath.Join(dir, "app-json.workload.gz")}
 	if err := os.WriteFile(app.dataPath, []byte(replayData), 0o644); err != nil {
 		return nil, err
