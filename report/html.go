@@ -208,8 +208,8 @@ const pageHTML = `<!DOCTYPE html>
 {{range .Studies}}{{$sv := .}}<section class="study" id="{{.Anchor}}" data-study="{{.Name}}">
 <h2>{{.Heading}}</h2>
 {{with .About}}<p class="about">{{.}}</p>{{end}}
-{{with .LoadLine}}<p class="about">{{.}}</p>{{end}}
-{{with .ChartsHTML}}<div class="charts">{{range .}}<figure class="chart"><figcaption>{{.Title}}</figcaption>{{.SVG}}</figure>{{end}}</div>{{end}}
+{{with .LoadLine}}<p class="about">{{.}}</p>
+{{end}}{{with .ChartsHTML}}<div class="charts">{{range .}}<figure class="chart"><figcaption>{{.Title}}</figcaption>{{.SVG}}</figure>{{end}}</div>{{end}}
 {{if .Matrix}}<div class="scroll"><table class="matrix">
 <thead><tr><th>case</th>{{range .Targets}}<th>{{.}}</th>{{end}}</tr></thead>
 <tbody>{{range .Matrix}}<tr><td>{{.Case.Name}}</td>{{range .Cells}}<td class="outcome {{.Class}}">{{.Text}}</td>{{end}}</tr>
