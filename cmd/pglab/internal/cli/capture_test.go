@@ -1,6 +1,7 @@
 package cli_test
 
 import (
+	"bytes"
 	"compress/gzip"
 	"context"
 	"os"
@@ -53,12 +54,7 @@ func TestCaptureJourney(t *testing.T) {
 		}
 	}
 	app.Close(ctx)
-	time.Sleep(200 * time.Millisecond) // the collector writes the disconnection
-
-	logs, _ := filepath.Glob(filepath.Join(inst.DataDir(), "log", "*.csv"))
-	if len(logs) == 0 {
-		t.Fatalf("no csvlog under %s/log", inst.DataDir())
-	}
+	logs := waitForDisconnection(t, filepath.Join(inst.DataDir(), "log"))
 	out := filepath.Join(t.TempDir(), "app.workload.gz")
 	r = run(t, append([]string{"capture", "--database", "pglab", "--out", out, "--log"}, logs...)...)
 	if r.code != 0 {
@@ -88,9 +84,43 @@ func TestCaptureJourney(t *testing.T) {
 			t.Fatalf("%s: %v", sql, err)
 		}
 	}
+	// pg_reload_conf only signals the postmaster: each backend applies the
+	// file at its next command once the postmaster has read it. So ask new
+	// sessions until one sees the reverted value.
 	var v string
-	if err := admin.QueryRow(ctx, "show log_min_duration_statement").Scan(&v); err != nil || v != "-1" {
-		t.Errorf("after the revert lines log_min_duration_statement = %q (%v), want -1", v, err)
+	var err error
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		c := pgtest.Connect(t, inst.DSN())
+		err = c.QueryRow(ctx, "show log_min_duration_statement").Scan(&v)
+		c.Close(ctx)
+		if (err == nil && v == "-1") || time.Now().After(deadline) {
+			break
+		}
+	}
+	if err != nil || v != "-1" {
+		t.Errorf("10 s after the revert lines log_min_duration_statement = %q (%v), want -1", v, err)
+	}
+}
+
+// waitForDisconnection waits until the server's csvlog under dir records
+// the end of the application's session (the logging collector writes it
+// after the client has gone) and returns the log files.
+func waitForDisconnection(t *testing.T, dir string) []string {
+	t.Helper()
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		logs, _ := filepath.Glob(filepath.Join(dir, "*.csv"))
+		var text []byte
+		for _, l := range logs {
+			b, _ := os.ReadFile(l)
+			text = append(text, b...)
+		}
+		last := bytes.LastIndex(text, []byte("insert into capture_t"))
+		if last >= 0 && bytes.Contains(text[last:], []byte("disconnection: session time")) {
+			return logs
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("10 s after the application closed its session, the csvlog under %s has not recorded its disconnection (files: %v)", dir, logs)
+		}
 	}
 }
 
