@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"compress/gzip"
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -54,7 +55,8 @@ func TestCaptureJourney(t *testing.T) {
 		}
 	}
 	app.Close(ctx)
-	logs := waitForDisconnection(t, filepath.Join(inst.DataDir(), "log"))
+	logs, _ := filepath.Glob(filepath.Join(inst.DataDir(), "log", "*.csv"))
+	waitSessionsLogged(t, logs...)
 	out := filepath.Join(t.TempDir(), "app.workload.gz")
 	r = run(t, append([]string{"capture", "--database", "pglab", "--out", out, "--log"}, logs...)...)
 	if r.code != 0 {
@@ -102,24 +104,27 @@ func TestCaptureJourney(t *testing.T) {
 	}
 }
 
-// waitForDisconnection waits until the server's csvlog under dir records
-// the end of the application's session (the logging collector writes it
-// after the client has gone) and returns the log files.
-func waitForDisconnection(t *testing.T, dir string) []string {
+// waitSessionsLogged waits until the server's logs in files have
+// recorded the end of every session they recorded the start of (the
+// logging collector writes a backend's last lines after its client has
+// gone), and returns files.
+func waitSessionsLogged(t *testing.T, files ...string) []string {
 	t.Helper()
 	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(20 * time.Millisecond) {
-		logs, _ := filepath.Glob(filepath.Join(dir, "*.csv"))
-		var text []byte
-		for _, l := range logs {
-			b, _ := os.ReadFile(l)
-			text = append(text, b...)
+		ended := len(files) > 0
+		var counts []string
+		for _, f := range files {
+			b, _ := os.ReadFile(f)
+			started := bytes.Count(b, []byte("connection authorized"))
+			stopped := bytes.Count(b, []byte("disconnection: session time"))
+			counts = append(counts, fmt.Sprintf("%s: %d started, %d ended", filepath.Base(f), started, stopped))
+			ended = ended && started > 0 && started == stopped
 		}
-		last := bytes.LastIndex(text, []byte("insert into capture_t"))
-		if last >= 0 && bytes.Contains(text[last:], []byte("disconnection: session time")) {
-			return logs
+		if ended {
+			return files
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("10 s after the application closed its session, the csvlog under %s has not recorded its disconnection (files: %v)", dir, logs)
+			t.Fatalf("10 s after the application's sessions closed, the server's logs have not recorded their ends: %s", strings.Join(counts, "; "))
 		}
 	}
 }

@@ -198,8 +198,8 @@ func runApp(t *testing.T, dir string) (*appCapture, error) {
 			return nil, err
 		}
 	}
-	time.Sleep(300 * time.Millisecond) // the collector writes the disconnections
 	logDir := filepath.Join(inst.DataDir(), "log")
+	waitSessionsLogged(t, filepath.Join(logDir, "pg.csv"), filepath.Join(logDir, "pg.json"))
 	for _, c := range []struct{ log, out string }{{"pg.csv", app.csv}, {"pg.json", app.json}} {
 		r := run(t, "capture", "--database", "pglab", "--log", filepath.Join(logDir, c.log), "--out", c.out)
 		if r.code != 0 {
