@@ -16,14 +16,16 @@ import (
 // is known before the run — every study's cases (or the cases its runs
 // record into, study.Plan.Recorded) × its primary metrics that are tests
 // of their own × the targets compared with the baseline — and
-// the report's cells of each case (report.FamilyCells) to decide on. A
-// study without primary metrics, or without a presentation of its own
-// (whose family cannot be known in advance), runs its fixed count.
+// the report's cells of each case (report.FamilyCells, with the study's
+// presentation) to decide on. A study without primary metrics, or without
+// a presentation (whose family cannot be known in advance), runs its
+// fixed count.
 type autoReps struct {
 	design    compare.Design
 	minChange float64
-	// chosen are the studies whose cases the design chooses.
-	chosen map[string]bool
+	// chosen are the studies whose cases the design chooses, with their
+	// presentations.
+	chosen map[string]*results.Presentation
 	budget *budget
 }
 
@@ -34,16 +36,16 @@ func newAutoReps(spec *Spec, targets int) *autoReps {
 	if spec.Reps > 0 || targets < 2 {
 		return nil
 	}
-	a := &autoReps{minChange: spec.MinChange, chosen: map[string]bool{}}
+	a := &autoReps{minChange: spec.MinChange, chosen: map[string]*results.Presentation{}}
 	m := 0
 	for _, sr := range spec.Studies {
-		name := sr.Study.Info().Name
-		k := ownTests(name)
+		info := sr.Study.Info()
+		k := ownTests(info.Presentation)
 		plan, err := sr.Study.Plan(sr.Params)
 		if k == 0 || err != nil {
 			continue
 		}
-		a.chosen[name] = true
+		a.chosen[info.Name] = info.Presentation
 		cases := len(plan.Cases)
 		if plan.Recorded > 0 {
 			cases = plan.Recorded // replay: its query fingerprints
@@ -62,13 +64,12 @@ func newAutoReps(spec *Spec, targets int) *autoReps {
 
 // ownTests returns how many of a study's primary metrics are tests of
 // their own (not twins), 0 for a study without a presentation.
-func ownTests(study string) int {
-	ms, ok := report.PrimaryMetrics(study)
-	if !ok {
+func ownTests(p *results.Presentation) int {
+	if p == nil {
 		return 0
 	}
 	k := 0
-	for _, m := range ms {
+	for _, m := range p.Primary {
 		if m.Twin == "" {
 			k++
 		}
@@ -80,7 +81,7 @@ func ownTests(study string) int {
 // and starts the study's share of the budget.
 func (a *autoReps) Looks(name string, plan study.Plan) []int {
 	a.budget.begin()
-	if !a.chosen[name] {
+	if _, ok := a.chosen[name]; !ok {
 		return nil
 	}
 	return a.design.Looks
@@ -88,7 +89,7 @@ func (a *autoReps) Looks(name string, plan study.Plan) []int {
 
 // Decide applies the design's rule to the primary cells of one case.
 func (a *autoReps) Decide(name string, c study.Case, targets []string, ms []results.Measurement) (bool, string, error) {
-	cells := slices.DeleteFunc(report.FamilyCells(targets, ms), func(c compare.Cell) bool { return !c.Callable })
+	cells := slices.DeleteFunc(report.FamilyCells(a.chosen[name], targets, ms), func(c compare.Cell) bool { return !c.Callable })
 	cl, err := a.design.Decide(cells, compare.Options{Alpha: a.design.Alpha, MinChange: a.minChange})
 	if err != nil {
 		return false, "", err

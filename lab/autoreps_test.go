@@ -30,16 +30,23 @@ func TestAutoRepsFamily(t *testing.T) {
 	m := 0
 	for _, sr := range runs {
 		plan, _ := sr.Study.Plan(sr.Params)
-		m += len(plan.Cases) * ownTests(sr.Study.Info().Name)
+		m += len(plan.Cases) * ownTests(sr.Study.Info().Presentation)
 	}
 	if a.design.Family != m || m < 40 || !slices.Equal(a.design.Looks, []int{8, 10}) {
 		t.Errorf("family %d (want %d), looks %v", a.design.Family, m, a.design.Looks)
 	}
-	if a.chosen["copy-errors"] || !a.chosen["vacuum"] || !a.chosen["commit"] {
+	if _, ok := a.chosen["copy-errors"]; ok || a.chosen["vacuum"] == nil || a.chosen["commit"] == nil {
 		t.Errorf("chosen: %v", a.chosen)
 	}
-	if ownTests("copy-errors") != 0 || ownTests("tps") != 2 || ownTests("commit") != 4 {
-		t.Errorf("own tests: copy-errors %d, tps %d, commit %d", ownTests("copy-errors"), ownTests("tps"), ownTests("commit"))
+	own := func(name string) int {
+		st, err := study.Get(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return ownTests(st.Info().Presentation)
+	}
+	if own("copy-errors") != 0 || own("tps") != 2 || own("commit") != 4 || ownTests(nil) != 0 {
+		t.Errorf("own tests: copy-errors %d, tps %d, commit %d", own("copy-errors"), own("tps"), own("commit"))
 	}
 	// Three targets: twice the tests.
 	if b := newAutoReps(spec, 3); b.design.Family != 2*m {

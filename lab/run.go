@@ -56,13 +56,10 @@ func (r *Result) Dataset() *report.Dataset {
 	return ds
 }
 
-// studyInfo describes a study's outcome as reports name its cases.
+// studyInfo describes a study's outcome as reports show it: its cases'
+// names and its presentation.
 func studyInfo(o *study.Outcome) report.StudyInfo {
-	si := report.StudyInfo{Name: o.Info.Name, Title: o.Info.Title, Source: o.Info.Source, Params: o.Params.Text(), Reps: o.Reps}
-	for _, c := range o.Plan.Cases {
-		si.Cases = append(si.Cases, report.CaseInfo{Name: c.Name, Labels: c.Labels})
-	}
-	return si
+	return o.Info.Stored(o.Params, o.Plan, o.Reps)
 }
 
 // Run runs a comparison from start to end: it checks spec, starts or

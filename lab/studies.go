@@ -9,19 +9,19 @@ import (
 	"github.com/pglab/pglab/study"
 )
 
-// notInAll are studies that are not part of "all": the tune study compares
-// configurations of one server, and the replay study needs the user's
-// workload (replay.workload).
-var notInAll = map[string]bool{"tune": true, "replay": true}
-
 // StudyNames resolves a --studies value: "all" (or empty) for every study
-// that compares servers, else a comma-separated list of names.
+// whose description says it joins all (study.Info.InAll), else a
+// comma-separated list of names.
 func StudyNames(list string) ([]string, error) {
 	list = strings.TrimSpace(list)
 	if list == "" || list == "all" {
 		var out []string
 		for _, n := range study.Names() {
-			if !notInAll[n] {
+			st, err := study.Get(n)
+			if err != nil {
+				return nil, studyError(n, err)
+			}
+			if st.Info().InAll {
 				out = append(out, n)
 			}
 		}

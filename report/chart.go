@@ -8,6 +8,7 @@ import (
 
 	"github.com/pglab/pglab/compare"
 	svg "github.com/pglab/pglab/internal/svgchart"
+	"github.com/pglab/pglab/results"
 )
 
 // Charts are inline SVG drawn here, without scripts, fonts or anything
@@ -72,7 +73,7 @@ func (sv *studyView) chartsOf() []chartData {
 
 // chartData gathers the figures of one chart; ok is false when there is
 // nothing to draw.
-func (sv *studyView) chartData(spec chartSpec) (chartData, bool) {
+func (sv *studyView) chartData(spec results.Chart) (chartData, bool) {
 	cd := chartData{Title: spec.Title, XHead: spec.XHead, CeilingText: spec.CeilingText}
 	metrics := sv.chartMetrics(spec)
 	if len(metrics) == 0 {
@@ -96,7 +97,7 @@ func (sv *studyView) chartData(spec chartSpec) (chartData, bool) {
 }
 
 // chartMetrics are the chart's metrics the study measured.
-func (sv *studyView) chartMetrics(spec chartSpec) []string {
+func (sv *studyView) chartMetrics(spec results.Chart) []string {
 	var metrics []string
 	for _, m := range spec.Metrics {
 		if sv.hasMetric(m) {
@@ -138,9 +139,9 @@ func (sv *studyView) unitOf(metrics []string, cases []caseView) compare.Unit {
 
 // lineXs returns each case's X value for a line chart, and whether every
 // case has a numeric one (a line chart needs them all).
-func lineXs(spec chartSpec, cases []caseView) (map[string]float64, bool) {
+func lineXs(spec results.Chart, cases []caseView) (map[string]float64, bool) {
 	xs := map[string]float64{}
-	if spec.Kind != lineChart || spec.X == "" {
+	if spec.Kind != results.Lines || spec.X == "" {
 		return xs, false
 	}
 	for _, c := range cases {
@@ -168,7 +169,7 @@ type gathered struct {
 // gather collects the summaries of the metrics per series and category:
 // the case's name (with its facts), or its X value on a line chart, where
 // the other labels that vary split the series.
-func (sv *studyView) gather(spec chartSpec, metrics []string, cases []caseView, xs map[string]float64, line bool) *gathered {
+func (sv *studyView) gather(spec results.Chart, metrics []string, cases []caseView, xs map[string]float64, line bool) *gathered {
 	g := &gathered{points: map[seriesKey]map[string]point{}}
 	catIndex := map[string]bool{}
 	for _, c := range cases {
@@ -249,7 +250,7 @@ func (sv *studyView) seriesOf(g *gathered, metrics []string) []series {
 	for _, k := range order {
 		name := k.target
 		if len(metrics) > 1 {
-			name += " " + metricTitle(k.metric)
+			name += " " + sv.metricTitle(k.metric)
 		}
 		if k.rest != "" {
 			name += " (" + k.rest + ")"
@@ -269,7 +270,7 @@ func (sv *studyView) seriesOf(g *gathered, metrics []string) []series {
 
 // ceiling returns the chart's reference line: the highest median of the
 // first ceiling metric measured in the chart's unit (0 for none).
-func (sv *studyView) ceiling(spec chartSpec, unit compare.Unit) float64 {
+func (sv *studyView) ceiling(spec results.Chart, unit compare.Unit) float64 {
 	for _, m := range spec.Ceiling {
 		best := 0.0
 		for _, c := range sv.Cases {

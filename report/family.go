@@ -25,15 +25,14 @@ func cellKey(study, caseKey, metric string) string {
 	return study + "\x00" + caseKey + "\x00" + metric
 }
 
-// callable reports whether a study's metric can be called a change: the
-// study's primary metrics (the headline tables; a study without a
-// presentation has every metric primary). Facts, resources (CPU, disk,
-// waits) and the further metrics are auxiliary: shown with their tests,
-// never called, and not in the family, whose size decides how small a p a
-// call needs.
-func callable(study, metric string) bool {
-	p, ok := presentations[study]
-	if !ok {
+// callable reports whether a metric of a study presented as p can be
+// called a change: the study's primary metrics (the headline tables; a
+// study without a presentation has every metric primary). Facts,
+// resources (CPU, disk, waits) and the further metrics are auxiliary:
+// shown with their tests, never called, and not in the family, whose size
+// decides how small a p a call needs.
+func callable(p *results.Presentation, metric string) bool {
+	if p == nil {
 		return true
 	}
 	for _, f := range p.Facts {
@@ -49,10 +48,13 @@ func callable(study, metric string) bool {
 	return false
 }
 
-// twinOf returns the primary metric whose test a study's metric repeats,
-// or "" (see metricSpec.Twin).
-func twinOf(study, metric string) string {
-	for _, m := range presentations[study].Primary {
+// twinOf returns the primary metric whose test a metric of a study
+// presented as p repeats, or "" (see results.MetricHead.Twin).
+func twinOf(p *results.Presentation, metric string) string {
+	if p == nil {
+		return ""
+	}
+	for _, m := range p.Primary {
 		if m.Metric == metric {
 			return m.Twin
 		}
@@ -82,7 +84,7 @@ func (d *Dataset) analyzeAll(groups []StudyGroup) (*analysis, error) {
 					byCase[cg.Key][mg.Name] = res
 					continue
 				}
-				cell := familyCell(sg.Study, cg, mg, in)
+				cell := familyCell(d.presentation(sg.Study), sg.Study, cg, mg, in)
 				cell.Design = d.studyDesign(sg.Study)
 				cells = append(cells, cell)
 			}
@@ -100,28 +102,28 @@ func (d *Dataset) analyzeAll(groups []StudyGroup) (*analysis, error) {
 	return a, nil
 }
 
-// familyCell is the family's cell of one metric of a case of a study, with
-// its input.
-func familyCell(study string, cg CaseGroup, mg MetricGroup, in compare.Input) compare.Cell {
+// familyCell is the family's cell of one metric of a case of a study
+// presented as p, with its input.
+func familyCell(p *results.Presentation, study string, cg CaseGroup, mg MetricGroup, in compare.Input) compare.Cell {
 	cell := compare.Cell{
 		Key:      cellKey(study, cg.Key, mg.Name),
 		Input:    in,
-		Callable: callable(study, mg.Name),
+		Callable: callable(p, mg.Name),
 		Floor:    metricFloor(mg),
 	}
-	if twin := twinOf(study, mg.Name); twin != "" && hasMetric(cg, twin) {
+	if twin := twinOf(p, mg.Name); twin != "" && hasMetric(cg, twin) {
 		cell.Twin = cellKey(study, cg.Key, twin)
 	}
 	return cell
 }
 
-// FamilyCells returns the cells that measurements ms (of one study, on
-// targets, the first the baseline) make in a report's family: one per case
-// and metric, callable when the study presents the metric as primary, with
-// its twin and floor, samples in repetition order. The stopping rule of
-// --reps auto decides on the cells of one case as the report will analyse
-// them.
-func FamilyCells(targets []string, ms []results.Measurement) []compare.Cell {
+// FamilyCells returns the cells that measurements ms (of one study
+// presented as p, on targets, the first the baseline) make in a report's
+// family: one per case and metric, callable when p presents the metric as
+// primary (every metric when p is nil), with its twin and floor, samples in
+// repetition order. The stopping rule of --reps auto decides on the cells
+// of one case as the report will analyse them.
+func FamilyCells(p *results.Presentation, targets []string, ms []results.Measurement) []compare.Cell {
 	d := &Dataset{Measurements: ms}
 	for _, t := range targets {
 		d.Targets = append(d.Targets, results.Target{Name: t})
@@ -131,32 +133,12 @@ func FamilyCells(targets []string, ms []results.Measurement) []compare.Cell {
 		for _, cg := range sg.Cases {
 			for _, mg := range cg.Metrics {
 				if in := d.input(mg, targets); in.Baseline != "" {
-					cells = append(cells, familyCell(sg.Study, cg, mg, in))
+					cells = append(cells, familyCell(p, sg.Study, cg, mg, in))
 				}
 			}
 		}
 	}
 	return cells
-}
-
-// PrimaryMetric is a metric whose changes a study's report can call.
-type PrimaryMetric struct {
-	// Name is the metric's.
-	Name string
-	// Twin names the primary metric whose test this one repeats (a
-	// throughput of a timed step), "" for a test of its own.
-	Twin string
-}
-
-// PrimaryMetrics returns the study's primary metrics, the ones its report
-// can call, in the order of its headline tables; ok is false for a study
-// without a presentation, every metric of which is primary.
-func PrimaryMetrics(study string) (ms []PrimaryMetric, ok bool) {
-	p, ok := presentations[study]
-	for _, m := range p.Primary {
-		ms = append(ms, PrimaryMetric{Name: m.Metric, Twin: m.Twin})
-	}
-	return ms, ok
 }
 
 // input is the statistics' input of one metric over the given targets, the
@@ -369,5 +351,5 @@ func (sv *studyView) metricHead(metric string) string {
 			return t.Head
 		}
 	}
-	return metricTitle(metric)
+	return sv.metricTitle(metric)
 }

@@ -23,17 +23,6 @@ type Output struct {
 	Body string
 }
 
-// textSpec says how a study's text artefact is shown.
-type textSpec struct {
-	Name string
-	Head string
-	// Markdown shows it in the Markdown report too (the HTML and JSON
-	// reports show every text artefact).
-	Markdown bool
-	// Open shows it unfolded in the HTML report.
-	Open bool
-}
-
 // notTexts are text artefacts that are not a study's output: notes and
 // outcomes, which reports show in their own places.
 var notTexts = map[string]bool{"note": true, "outcome": true}
@@ -104,7 +93,7 @@ func (e textEntry) Who() string {
 // presentation's first, then any other in name order), per case in the
 // study's order, the first repetition of each target, targets that said
 // the same merged.
-func (sv *studyView) buildTexts(d *Dataset, p presentation) {
+func (sv *studyView) buildTexts(d *Dataset, p *results.Presentation) {
 	byName := map[string][]Output{}
 	for _, t := range d.Outputs {
 		if t.Study == sv.Name {
@@ -114,7 +103,7 @@ func (sv *studyView) buildTexts(d *Dataset, p presentation) {
 	if len(byName) == 0 {
 		return
 	}
-	specs := append([]textSpec(nil), p.Texts...)
+	specs := append([]results.TextView(nil), p.Texts...)
 	var others []string
 	for n := range byName {
 		known := false
@@ -127,7 +116,7 @@ func (sv *studyView) buildTexts(d *Dataset, p presentation) {
 	}
 	sort.Strings(others)
 	for _, n := range others {
-		specs = append(specs, textSpec{Name: n, Head: n})
+		specs = append(specs, results.TextView{Name: n, Head: n})
 	}
 	targets := d.TargetNames()
 	for _, spec := range specs {

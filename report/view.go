@@ -77,7 +77,7 @@ type studyView struct {
 	// Targets are the study's columns (targets with data in it); the
 	// first is the baseline.
 	Targets   []string
-	LabelCols []labelSpec
+	LabelCols []results.LabelColumn
 	Cases     []caseView
 	// Tables are the primary metrics' tables, rows by case.
 	Tables []*metricTable
@@ -96,14 +96,16 @@ type studyView struct {
 	// Foot are the numbered footnotes (warnings and notes) that cells
 	// point to with marks.
 	Foot   []string
-	Charts []chartSpec
+	Charts []results.Chart
 	// Texts are the study's text artefacts (what the server said), by
 	// kind and case.
 	Texts []textGroup
 
 	res   map[string]map[string]*compare.Result // case key → metric → result
 	group StudyGroup
-	brief bool // Options.Brief: texts are left out
+	// present is how the study is shown (never nil).
+	present *results.Presentation
+	brief   bool // Options.Brief: texts are left out
 	// separateRuns marks a study whose targets come from different runs
 	// (a report of runs side by side): their repetitions were not
 	// interleaved.
@@ -311,11 +313,33 @@ func buildView(d *Dataset, o Options) (*view, error) {
 }
 
 // buildStudy lays out one study from the statistics of its cells (case
-// key → metric → result).
+// key → metric → result), as its presentation says.
 func buildStudy(d *Dataset, sg StudyGroup, res map[string]map[string]*compare.Result, o Options) (*studyView, error) {
-	p := presentations[sg.Study] // the zero value shows every metric
-	sv := &studyView{Name: sg.Study, res: res, group: sg, separateRuns: !d.Interleaved()}
-	info, hasInfo := d.study(sg.Study)
+	p := d.presentation(sg.Study)
+	if p == nil {
+		p = &results.Presentation{} // every metric in one table
+	}
+	sv := &studyView{Name: sg.Study, res: res, group: sg, separateRuns: !d.Interleaved(), present: p}
+	names := sv.describe(d)
+	sv.buildCases(names)
+	shown := sv.buildFacts()
+	if d.hasOutcomes(sg.Study) {
+		sv.buildMatrix(d)
+	} else {
+		sv.buildTables(shown, o)
+	}
+	sv.attachNotes(d, o)
+	sv.numberFootnotes()
+	sv.buildTexts(d, p)
+	sv.brief = o.Brief
+	return sv, nil
+}
+
+// describe fills the study's heading from its stored description (title,
+// source, parameters, settings, repetitions) and its columns, and returns
+// the names of its cases by key.
+func (sv *studyView) describe(d *Dataset) map[string]string {
+	info, hasInfo := d.study(sv.Name)
 	if hasInfo {
 		sv.Title, sv.Source, sv.Reps = info.Title, info.Source, info.Reps
 		sv.Settings = strings.Join(info.Settings, ", ")
@@ -333,26 +357,36 @@ func buildStudy(d *Dataset, sg StudyGroup, res map[string]map[string]*compare.Re
 	}
 
 	// The study's columns: targets with measurements or outcomes in it.
-	sv.Targets = d.studyTargets(sg.Study)
-	maxRep := 0
-	for _, m := range d.Measurements {
-		if m.Study == sg.Study && m.Rep > maxRep {
-			maxRep = m.Rep
-		}
-	}
-	outcomes := false
-	for _, n := range d.Notes {
-		if n.Study == sg.Study && n.Outcome {
-			outcomes = true
-		}
-	}
+	sv.Targets = d.studyTargets(sv.Name)
 	if sv.Reps == 0 {
-		sv.Reps = maxRep
+		for _, m := range d.Measurements {
+			if m.Study == sv.Name && m.Rep > sv.Reps {
+				sv.Reps = m.Rep
+			}
+		}
 	}
-	sv.autoReps = d.autoRepsText(sg.Study)
-	sv.LoadLine = d.loadLine(sg.Study)
+	sv.autoReps = d.autoRepsText(sv.Name)
+	sv.LoadLine = d.loadLine(sv.Name)
+	return names
+}
 
-	for _, cg := range sg.Cases {
+// hasOutcomes reports whether the study is a behaviour probe: one with
+// outcomes, shown as a matrix.
+func (d *Dataset) hasOutcomes(study string) bool {
+	for _, n := range d.Notes {
+		if n.Study == study && n.Outcome {
+			return true
+		}
+	}
+	return false
+}
+
+// buildCases lays out the study's cases (named by names, by key, else by
+// the presentation's naming label, else by their labels; in measured
+// order or the presentation's) and their label columns.
+func (sv *studyView) buildCases(names map[string]string) {
+	p := sv.present
+	for _, cg := range sv.group.Cases {
 		cv := caseView{Key: cg.Key, Labels: cg.Labels, Name: names[cg.Key]}
 		if cv.Name == "" && p.NameLabel != "" {
 			cv.Name = cg.Labels[p.NameLabel]
@@ -382,15 +416,18 @@ func buildStudy(d *Dataset, sg StudyGroup, res map[string]map[string]*compare.Re
 			c.Values = append(c.Values, val)
 		}
 	}
+}
 
-	// Facts: metrics that describe the case, shown beside its labels.
-	primary := map[string]bool{}
-	for _, f := range p.Facts {
+// buildFacts adds the presentation's facts, metrics that describe a case,
+// as columns beside its labels, and returns those shown.
+func (sv *studyView) buildFacts() map[string]bool {
+	shown := map[string]bool{}
+	for _, f := range sv.present.Facts {
 		if !sv.hasMetric(f.Metric) {
 			continue
 		}
-		primary[f.Metric] = true
-		sv.LabelCols = append(sv.LabelCols, labelSpec{Key: "", Head: f.Head})
+		shown[f.Metric] = true
+		sv.LabelCols = append(sv.LabelCols, results.LabelColumn{Key: "", Head: f.Head})
 		for i := range sv.Cases {
 			c := &sv.Cases[i]
 			val := "–"
@@ -411,55 +448,51 @@ func buildStudy(d *Dataset, sg StudyGroup, res map[string]map[string]*compare.Re
 			}
 		}
 	}
+	return shown
+}
 
-	if outcomes {
-		sv.buildMatrix(d)
-	} else {
-		for _, ms := range p.Primary {
-			t := &metricTable{Metric: ms.Metric, Head: ms.Head, Twin: ms.Twin}
-			for _, c := range sv.Cases {
-				res := sv.res[c.Key][ms.Metric]
-				if res == nil {
-					continue
-				}
-				t.Unit = string(res.Metric.Unit)
-				t.Rows = append(t.Rows, sv.newRow(c, ms.Metric, res))
-			}
-			if len(t.Rows) > 0 {
-				primary[ms.Metric] = true
-				sv.Tables = append(sv.Tables, t)
-			}
-		}
-		others := &metricTable{Head: "Further metrics"}
-		if len(sv.Tables) == 0 {
-			others.Head = "Metrics"
-		}
+// buildTables lays out the primary metrics' tables, the table of every
+// further metric (not in them nor in shown, the facts) and the charts.
+func (sv *studyView) buildTables(shown map[string]bool, o Options) {
+	for _, ms := range sv.present.Primary {
+		t := &metricTable{Metric: ms.Metric, Head: ms.Head, Twin: ms.Twin}
 		for _, c := range sv.Cases {
-			for _, mg := range sv.caseGroup(c.Key).Metrics {
-				if primary[mg.Name] {
-					continue
-				}
-				others.Rows = append(others.Rows, sv.newRow(c, mg.Name, sv.res[c.Key][mg.Name]))
+			res := sv.res[c.Key][ms.Metric]
+			if res == nil {
+				continue
 			}
+			t.Unit = string(res.Metric.Unit)
+			t.Rows = append(t.Rows, sv.newRow(c, ms.Metric, res))
 		}
-		switch {
-		case len(others.Rows) == 0:
-		case o.Brief && len(sv.Tables) > 0:
-			sv.Omitted = len(others.Rows)
-		default:
-			sv.Others = others
-		}
-		for _, ch := range p.Charts {
-			if sv.hasMetric(ch.Metrics...) {
-				sv.Charts = append(sv.Charts, ch)
-			}
+		if len(t.Rows) > 0 {
+			shown[ms.Metric] = true
+			sv.Tables = append(sv.Tables, t)
 		}
 	}
-	sv.attachNotes(d, o)
-	sv.numberFootnotes()
-	sv.buildTexts(d, p)
-	sv.brief = o.Brief
-	return sv, nil
+	others := &metricTable{Head: "Further metrics"}
+	if len(sv.Tables) == 0 {
+		others.Head = "Metrics"
+	}
+	for _, c := range sv.Cases {
+		for _, mg := range sv.caseGroup(c.Key).Metrics {
+			if shown[mg.Name] {
+				continue
+			}
+			others.Rows = append(others.Rows, sv.newRow(c, mg.Name, sv.res[c.Key][mg.Name]))
+		}
+	}
+	switch {
+	case len(others.Rows) == 0:
+	case o.Brief && len(sv.Tables) > 0:
+		sv.Omitted = len(others.Rows)
+	default:
+		sv.Others = others
+	}
+	for _, ch := range sv.present.Charts {
+		if sv.hasMetric(ch.Metrics...) {
+			sv.Charts = append(sv.Charts, ch)
+		}
+	}
 }
 
 // caseGroup returns the measurements of a case by its key.
@@ -486,7 +519,7 @@ func (sv *studyView) hasMetric(metrics ...string) bool {
 
 // newRow formats one metric of one case.
 func (sv *studyView) newRow(c caseView, metric string, res *compare.Result) *row {
-	r := &row{Case: c, Metric: metric, MetricHead: metricTitle(metric), Res: res}
+	r := &row{Case: c, Metric: metric, MetricHead: sv.metricTitle(metric), Res: res}
 	// A figure without samples shows "–" or "?", which says it all: its
 	// warnings are left to the JSON.
 	for _, t := range sv.Targets {

@@ -265,6 +265,15 @@ type StudyInfo struct {
 	// Both are empty for runs stored before pglab recorded them.
 	Order     string `json:"order,omitempty"`
 	OrderSeed string `json:"order_seed,omitempty"`
+	// Version is the study's version when the run ran it (study.Info's,
+	// 1 or more, bumped when what the study records changes); 0 for runs
+	// stored before studies had versions.
+	Version int `json:"version,omitempty"`
+	// Presentation says how reports show the study's figures. Nil for a
+	// study without one, every metric of which is shown in one table and
+	// can be called; for a run stored before studies carried their
+	// presentation (Version 0), reports show the study as they did then.
+	Presentation *Presentation `json:"presentation,omitempty"`
 }
 
 // CaseInfo names one case of a stored study.

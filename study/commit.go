@@ -13,6 +13,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/pglab/pglab/pgserver"
+	"github.com/pglab/pglab/results"
 )
 
 // commitStudy is seed 004: N single-row updates, committed one by one,
@@ -39,6 +40,21 @@ func (commitStudy) Info() Info {
 			{Name: "tx_modes", Kind: KindList, Default: strings.Join(commitTxModes, ","), Choices: commitTxModes, Doc: "autocommit (a commit per update), transaction (one for all), batch (one per batch_size updates)"},
 			{Name: "batch_size", Kind: KindInt, Default: "100", Min: 1, MinSet: true, Doc: "updates per transaction in batch mode"},
 			{Name: "protocols", Kind: KindList, Default: strings.Join(commitProtocols, ","), Choices: commitProtocols, Doc: "simple query; extended with an unnamed statement prepared on every call; prepared once; pipelined"},
+		},
+		Version: 1,
+		InAll:   true,
+		Presentation: &results.Presentation{
+			Labels: []results.LabelColumn{{Key: "tx", Head: "transactions"}, {Key: "protocol", Head: "protocol"}},
+			Primary: []results.MetricHead{
+				{Metric: "elapsed_ms", Head: "Time for all updates"},
+				{Metric: "us_per_update", Head: "Time per update", Twin: "elapsed_ms"},
+				{Metric: "commit_cost_us", Head: "Commit cost per update (WAL write and sync, synchronous standby wait)"},
+				{Metric: "wal_sync_ms", Head: "WAL sync time"},
+				{Metric: "wal_syncs", Head: "WAL syncs"},
+			},
+			Charts: []results.Chart{
+				{Kind: results.Bars, Title: "Time for all updates by case", Metrics: []string{"elapsed_ms"}},
+			},
 		},
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/pglab/pglab/results"
 )
 
 // copyErrors is seed 002 §5: how COPY FROM behaves with bad rows on each
@@ -52,6 +53,13 @@ func (copyErrors) Info() Info {
 		Source: "seed 002 §5",
 		Params: []Param{
 			{Name: "probes", Kind: KindList, Default: strings.Join(names, ","), Choices: names, Doc: "which COPY variants to try"},
+		},
+		Version: 1,
+		InAll:   true,
+		// A behaviour probe: its outcomes are shown as a matrix, and none
+		// of its figures is a change to call.
+		Presentation: &results.Presentation{
+			Texts: []results.TextView{{Name: "copy-output", Head: "What the server said", Markdown: true, Open: true}},
 		},
 	}
 }

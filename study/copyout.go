@@ -10,6 +10,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/pglab/pglab/dataset"
 	"github.com/pglab/pglab/pgserver"
+	"github.com/pglab/pglab/results"
 )
 
 // copyOut is seed 002 §3: COPY … TO STDOUT through the wire, bytes
@@ -31,6 +32,19 @@ func (copyOut) Info() Info {
 			{Name: "scale", Kind: KindInt, Default: "50", Quick: "1", Min: 1, MinSet: true, Doc: "pgbench scale of pgbench_accounts_large (100,000 rows per unit)"},
 			{Name: "rows", Kind: KindInt, Default: "100000", Quick: "600", Min: 1, MinSet: true, Doc: "rows of each t_copy_large table"},
 			{Name: "shared_buffers", Kind: KindString, Default: "1024MB", Quick: "256MB", Doc: "shared_buffers of managed servers (the article's 1024MB)"},
+		},
+		Version: 1,
+		InAll:   true,
+		Presentation: &results.Presentation{
+			Labels: []results.LabelColumn{{Key: "table", Head: "table"}},
+			Facts:  []results.MetricHead{{Metric: "avg_row_bytes", Head: "row size"}},
+			Primary: []results.MetricHead{
+				{Metric: "elapsed_ms", Head: "COPY TO time"},
+				{Metric: "mb_per_s", Head: "COPY TO throughput", Twin: "elapsed_ms"},
+			},
+			Charts: []results.Chart{
+				{Kind: results.Bars, Title: "COPY TO time by row size", Metrics: []string{"elapsed_ms"}},
+			},
 		},
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/pglab/pglab/compare"
+	"github.com/pglab/pglab/results"
 	"github.com/pglab/pglab/workload/replay"
 )
 
@@ -70,6 +71,19 @@ func (*replayStudy) Info() Info {
 			{Name: "mode", Kind: KindString, Default: "timed", Choices: []string{"timed", "fast"}, Doc: "timed: statements at their captured offsets (open loop, lag recorded); fast: each session's statements back to back"},
 			{Name: "speed", Kind: KindFloat, Default: "1", Doc: "divides the captured offsets (2: twice as fast)"},
 			{Name: "statement_timeout", Kind: KindDuration, Default: "5m", Doc: "statement_timeout of the replayed sessions: a statement that hangs fails (57014) instead of stalling the round"},
+		},
+		Version: 1,
+		// Not in --studies all: it needs the user's workload.
+		Presentation: &results.Presentation{
+			Labels:    []results.LabelColumn{{Key: "query", Head: "query"}},
+			Hide:      []string{"fingerprint"},
+			NameLabel: "query",
+			SortBy:    "total_ms",
+			Facts:     []results.MetricHead{{Metric: "calls", Head: "calls per round"}},
+			Primary: []results.MetricHead{
+				{Metric: "median_ms", Head: "Statement latency (median of each round's calls)"},
+			},
+			Texts: []results.TextView{{Name: "plan", Head: "Plans that differ (shape: node, join, index and relation; no estimates)", Markdown: true}},
 		},
 	}
 }

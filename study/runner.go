@@ -94,6 +94,9 @@ func (r *Runner) say(format string, args ...any) {
 // before an error is in the outcome and the store.
 func (r *Runner) Run(ctx context.Context, st Study, params Params) (out *Outcome, err error) {
 	info := st.Info()
+	if err := info.Check(); err != nil {
+		return nil, err
+	}
 	plan, err := st.Plan(params)
 	if err != nil {
 		return nil, fmt.Errorf("study %s: %w", info.Name, err)
@@ -254,17 +257,14 @@ func (r *Runner) storeInfo(ctx context.Context, info Info, params Params, plan P
 	if r.Store == nil {
 		return nil
 	}
-	si := results.StudyInfo{Name: info.Name, Title: info.Title, Source: info.Source, Params: params.Text(), Reps: reps,
-		Order: OrderScheme, OrderSeed: OrderSeedText(r.OrderSeed)}
+	si := info.Stored(params, plan, reps)
+	si.Order, si.OrderSeed = OrderScheme, OrderSeedText(r.OrderSeed)
 	for _, s := range pgserver.MergeSettings(plan.Settings, r.Settings...) {
 		si.Settings = append(si.Settings, s.String())
 	}
-	for _, c := range plan.Cases {
-		si.Cases = append(si.Cases, results.CaseInfo{Name: c.Name, Labels: c.Labels})
-	}
 	data, err := json.Marshal(si)
 	if err != nil {
-		return err
+		return fmt.Errorf("study %s: encode its description: %w", info.Name, err)
 	}
 	return r.Store.AddArtefact(ctx, results.Artefact{Study: info.Name, Name: results.StudyInfoArtefact, ContentType: "application/json", Data: data})
 }

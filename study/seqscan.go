@@ -9,6 +9,7 @@ import (
 	"github.com/pglab/pglab/dataset"
 	"github.com/pglab/pglab/internal/coldcache"
 	"github.com/pglab/pglab/pgserver"
+	"github.com/pglab/pglab/results"
 )
 
 // seqScan is seed 002 §4: SELECT count(1) over a table larger than
@@ -27,6 +28,21 @@ func (seqScan) Info() Info {
 			{Name: "scale", Kind: KindInt, Default: "50", Quick: "3", Min: 1, MinSet: true, Doc: "pgbench scale of pgbench_accounts_large (100,000 rows of about 1 kB per unit)"},
 			{Name: "modes", Kind: KindList, Default: "cold,warm", Choices: []string{"cold", "warm"}, Doc: "cold: restart and empty the OS page cache before each scan; warm: scan once untimed first"},
 			{Name: "shared_buffers", Kind: KindString, Default: "1024MB", Quick: "128MB", Doc: "shared_buffers of managed servers (the article's 1024MB)"},
+		},
+		Version: 1,
+		InAll:   true,
+		Presentation: &results.Presentation{
+			Labels: []results.LabelColumn{{Key: "cache", Head: "cache"}},
+			Facts:  []results.MetricHead{{Metric: "table_mb", Head: "table"}},
+			Primary: []results.MetricHead{
+				{Metric: "elapsed_ms", Head: "Scan time"},
+				{Metric: "mb_per_s", Head: "Scan throughput", Twin: "elapsed_ms"},
+			},
+			Charts: []results.Chart{
+				{Kind: results.Bars, Title: "Scan throughput", Metrics: []string{"mb_per_s"},
+					Ceiling: []string{"disk_read_mb_s_max", "disk_read_mb_s"}, CeilingText: "disk read ceiling (highest observed)"},
+			},
+			Texts: []results.TextView{{Name: "cold-method", Head: "How the caches were emptied"}},
 		},
 	}
 }

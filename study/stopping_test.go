@@ -21,7 +21,9 @@ type countingStudy struct {
 	ran []string
 }
 
-func (s *countingStudy) Info() Info { return Info{Name: "counting", Title: "counts repetitions"} }
+func (s *countingStudy) Info() Info {
+	return Info{Name: "counting", Title: "counts repetitions", Version: 1}
+}
 
 func (s *countingStudy) Plan(Params) (Plan, error) {
 	var cases []Case

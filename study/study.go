@@ -2,15 +2,20 @@ package study
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sort"
 	"strings"
 	"sync"
 
 	"github.com/pglab/pglab/pgserver"
+	"github.com/pglab/pglab/results"
 )
 
-// Info describes a study for --help, manifests and reports.
+// Info describes a study for --help, manifests and reports: everything
+// the rest of pglab needs to know about it, so that a new study is one
+// file. Each run stores it with the study's figures (Stored), and reports
+// of the run show the study from what was stored.
 type Info struct {
 	// Name is what users type: `pglab study NAME`.
 	Name string
@@ -20,6 +25,59 @@ type Info struct {
 	Source string
 	// Params are the study's parameters with defaults and --quick values.
 	Params []Param
+	// Version is the study's version, 1 or more: bump it when what the
+	// study records changes (its metrics, what they measure, its cases),
+	// so that stored runs say which one they ran.
+	Version int
+	// InAll says that the study joins `--studies all` (the default of
+	// pglab compare). A study that compares configurations of one server
+	// (tune) or needs the user's input (replay's workload) does not: its
+	// default parameters must run on every comparison of servers.
+	InAll bool
+	// Presentation says how reports show the study's figures: its
+	// headline metrics, label columns, facts, charts and texts. Nil shows
+	// every metric in one table, each one a change a report can call.
+	Presentation *results.Presentation
+}
+
+// ErrInfo is wrapped by the errors of Info.Check.
+var ErrInfo = errors.New("invalid study description")
+
+// Check reports what makes the description unusable: no name, a version
+// below 1, a parameter named twice, or a presentation that does not hold
+// together (results.Presentation.Check).
+func (i Info) Check() error {
+	if i.Name == "" {
+		return fmt.Errorf("%w: a study needs a name", ErrInfo)
+	}
+	if i.Version < 1 {
+		return fmt.Errorf("%w: study %s: version %d (want 1 or more)", ErrInfo, i.Name, i.Version)
+	}
+	seen := map[string]bool{}
+	for _, p := range i.Params {
+		if p.Name == "" || seen[p.Name] {
+			return fmt.Errorf("%w: study %s: parameter %q is unnamed or named twice", ErrInfo, i.Name, p.Name)
+		}
+		seen[p.Name] = true
+	}
+	if err := i.Presentation.Check(); err != nil {
+		return fmt.Errorf("%w: study %s: %w", ErrInfo, i.Name, err)
+	}
+	return nil
+}
+
+// Stored returns the study's description as a run stores it (the
+// artefact results.StudyInfoArtefact) for the parameters, plan and
+// repetitions it ran with: its name, version and presentation, so that
+// reports of the run need no study code, and its cases' names. How the
+// rounds were ordered and the settings are the runner's to add.
+func (i Info) Stored(params Params, plan Plan, reps int) results.StudyInfo {
+	si := results.StudyInfo{Name: i.Name, Title: i.Title, Source: i.Source, Params: params.Text(), Reps: reps,
+		Version: i.Version, Presentation: i.Presentation}
+	for _, c := range plan.Cases {
+		si.Cases = append(si.Cases, results.CaseInfo{Name: c.Name, Labels: c.Labels})
+	}
+	return si
 }
 
 // Case is one combination of a study's case parameters, e.g. one update

@@ -13,6 +13,7 @@ import (
 	"github.com/pglab/pglab/bench/script"
 	"github.com/pglab/pglab/dataset"
 	"github.com/pglab/pglab/pgserver"
+	"github.com/pglab/pglab/results"
 )
 
 // tpsStudy is seeds 000 §3 and 003: pgbench's workload over a list of
@@ -23,10 +24,25 @@ func init() { Register("tps", func() Study { return tpsStudy{} }) }
 
 func (tpsStudy) Info() Info {
 	return Info{
-		Name:   "tps",
-		Title:  "pgbench workload (TPC-B by default) over a list of client counts",
-		Source: "seed 000 §3, seed 003",
-		Params: tpsParams("5,10,20,50", "5,20", "60s", "3s", "100", "2"),
+		Name:    "tps",
+		Title:   "pgbench workload (TPC-B by default) over a list of client counts",
+		Source:  "seed 000 §3, seed 003",
+		Params:  tpsParams("5,10,20,50", "5,20", "60s", "3s", "100", "2"),
+		Version: 1,
+		InAll:   true,
+		Presentation: &results.Presentation{
+			Labels: []results.LabelColumn{{Key: "clients", Head: "clients"}},
+			Primary: []results.MetricHead{
+				{Metric: "tps", Head: "Throughput"},
+				{Metric: "latency_avg_ms", Head: "Average latency", Twin: "tps"},
+				{Metric: "latency_p99_ms", Head: "p99 latency"},
+			},
+			Charts: []results.Chart{
+				{Kind: results.Lines, Title: "Throughput by clients", Metrics: []string{"tps"}, X: "clients", XHead: "clients"},
+				{Kind: results.Lines, Title: "Latency percentiles by clients", Metrics: []string{"latency_p50_ms", "latency_p90_ms", "latency_p99_ms"}, X: "clients", XHead: "clients"},
+			},
+			Texts: []results.TextView{{Name: results.SummaryArtefact, Head: "pgbench's summary"}},
+		},
 	}
 }
 

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/pglab/pglab/pgserver"
+	"github.com/pglab/pglab/results"
 	"github.com/pglab/pglab/tune"
 	"github.com/pglab/pglab/tune/detect"
 )
@@ -55,10 +56,23 @@ func (tuneStudy) Info() Info {
 		params = append(params, p)
 	}
 	return Info{
-		Name:   "tune",
-		Title:  "PGTune's recommendations versus the defaults, pgbench -N -c 30 -t 1000, interleaved",
-		Source: "seed 003",
-		Params: params,
+		Name:    "tune",
+		Title:   "PGTune's recommendations versus the defaults, pgbench -N -c 30 -t 1000, interleaved",
+		Source:  "seed 003",
+		Params:  params,
+		Version: 1,
+		// Not in --studies all: it compares configurations of one server.
+		Presentation: &results.Presentation{
+			Labels: []results.LabelColumn{{Key: "clients", Head: "clients"}},
+			Primary: []results.MetricHead{
+				{Metric: "tps", Head: "Throughput"},
+				{Metric: "latency_avg_ms", Head: "Average latency", Twin: "tps"},
+			},
+			Charts: []results.Chart{
+				{Kind: results.Lines, Title: "Throughput by clients, defaults and tuned", Metrics: []string{"tps"}, X: "clients", XHead: "clients"},
+			},
+			Texts: []results.TextView{{Name: results.SummaryArtefact, Head: "pgbench's summary"}},
+		},
 	}
 }
 

@@ -10,6 +10,7 @@ import (
 	"github.com/pglab/pglab/dataset"
 	"github.com/pglab/pglab/observe"
 	"github.com/pglab/pglab/pgserver"
+	"github.com/pglab/pglab/results"
 )
 
 // vacuumStudy is seed 000 §4: a table of N rows (id int, v text), with or
@@ -39,6 +40,20 @@ func (vacuumStudy) Info() Info {
 			{Name: "rows", Kind: KindInt, Default: "3000000", Quick: "300000", Min: 1000, MinSet: true, Doc: "rows in t_vacuum_test"},
 			{Name: "cases", Kind: KindList, Default: "95:index,95:noindex,50:index,5:index", Choices: []string{"95:index", "95:noindex", "50:index", "50:noindex", "5:index", "5:noindex"}, Doc: "update share and index, as the article's four cases"},
 			{Name: "checkpoint_before", Kind: KindBool, Default: "false", Doc: "run CHECKPOINT before the VACUUM (the article does not)"},
+		},
+		Version: 1,
+		InAll:   true,
+		Presentation: &results.Presentation{
+			Labels: []results.LabelColumn{{Key: "update_pct", Head: "rows updated", Suffix: " %"}, {Key: "index", Head: "index"}},
+			Primary: []results.MetricHead{
+				{Metric: "elapsed_ms", Head: "VACUUM time"},
+				{Metric: "wal_bytes", Head: "WAL written by VACUUM"},
+			},
+			Charts: []results.Chart{
+				{Kind: results.Bars, Title: "VACUUM time by case", Metrics: []string{"elapsed_ms"}},
+				{Kind: results.Bars, Title: "WAL written by VACUUM by case", Metrics: []string{"wal_bytes"}},
+			},
+			Texts: []results.TextView{{Name: "vacuum-verbose", Head: "VACUUM VERBOSE output"}},
 		},
 	}
 }
