@@ -121,20 +121,23 @@ type jsonHeadline struct {
 }
 
 type jsonStudy struct {
-	Name     string            `json:"name"`
-	Title    string            `json:"title,omitempty"`
-	Source   string            `json:"source,omitempty"`
-	Params   map[string]string `json:"params,omitempty"`
-	Reps     int               `json:"reps"`
-	Settings []string          `json:"settings,omitempty"`
-	Targets  []string          `json:"targets"`
-	Baseline string            `json:"baseline,omitempty"`
-	Cases    []jsonCase        `json:"cases"`
-	Metrics  []jsonMetric      `json:"metrics"`
-	Geomeans []jsonGeomean     `json:"geomeans,omitempty"`
-	Outcomes []jsonOutcome     `json:"outcomes,omitempty"`
-	Notes    []jsonNote        `json:"notes,omitempty"`
-	Warnings []string          `json:"warnings,omitempty"`
+	Name   string            `json:"name"`
+	Title  string            `json:"title,omitempty"`
+	Source string            `json:"source,omitempty"`
+	Params map[string]string `json:"params,omitempty"`
+	Reps   int               `json:"reps"`
+	// Version is the study's version its run ran (study.Info.Version);
+	// omitted for runs stored before studies had versions.
+	Version  int           `json:"version,omitempty"`
+	Settings []string      `json:"settings,omitempty"`
+	Targets  []string      `json:"targets"`
+	Baseline string        `json:"baseline,omitempty"`
+	Cases    []jsonCase    `json:"cases"`
+	Metrics  []jsonMetric  `json:"metrics"`
+	Geomeans []jsonGeomean `json:"geomeans,omitempty"`
+	Outcomes []jsonOutcome `json:"outcomes,omitempty"`
+	Notes    []jsonNote    `json:"notes,omitempty"`
+	Warnings []string      `json:"warnings,omitempty"`
 	// Outputs are the study's text artefacts, every repetition's.
 	Outputs []jsonOutput `json:"outputs,omitempty"`
 	// LoadRuns says how the study's load runs were sized: warm-up left
@@ -393,7 +396,7 @@ func (sv *studyView) jsonStudy(d *Dataset) jsonStudy {
 		js.Targets = []string{}
 	}
 	if info, ok := d.study(sv.Name); ok {
-		js.Params, js.Settings = info.Params, info.Settings
+		js.Params, js.Settings, js.Version = info.Params, info.Settings, info.Version
 	}
 	if len(sv.Targets) > 1 {
 		js.Baseline = sv.Targets[0]
