@@ -24,10 +24,12 @@
 //   - WriteText prints the terminal tables of pglab study.
 //
 // Which metrics are the headline ones, how a study's case labels are
-// headed and which charts it gets is a table per known study (tps, tune,
-// vacuum, copy-out, seqscan, commit, copy-errors); a study the table does
-// not know is shown with every metric in one table. What a study stored
-// about itself (the "study-info" artefact: title, parameters, case names)
-// and its "note" and "outcome" artefacts are read back by Load, so that a
-// report of a stored run needs no study code.
+// headed and which charts it gets is the study's presentation, which the
+// run stored with it (results.StudyInfo.Presentation, from the study's
+// Info); a run stored before studies carried one is shown through a frozen
+// table of the studies of then, and a study without one with every metric
+// in one table. What a study stored about itself (the "study-info"
+// artefact: title, parameters, case names, version, presentation) and its
+// "note" and "outcome" artefacts are read back by Load, so that a report
+// of a stored run needs no study code.
 package report

@@ -13,5 +13,11 @@
 // measured. A study never formats output.
 //
 // Studies register themselves with [Register] in an init function; [Get]
-// and [All] look them up.
+// and [Names] look them up. A new study is one file: its [Info] says all
+// the rest of pglab needs — its parameters, its version (bumped when what
+// it records changes), whether it joins --studies all (Info.InAll), and
+// its presentation (Info.Presentation: headline metrics, label columns,
+// facts, charts, texts). The runner stores the version and presentation
+// with every run (results.StudyInfo), and reports show the study from
+// there, without its code.
 package study
