@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/dustin/go-humanize"
 	"github.com/pglab/pglab/internal/buildinfo"
 	"github.com/pglab/pglab/workload"
 	"github.com/pglab/pglab/workload/capture"
@@ -203,16 +204,7 @@ func inspectWorkload(w io.Writer, path string) error {
 }
 
 // captureCount formats n with thousands separators.
-func captureCount(n int64) string {
-	s := fmt.Sprint(n)
-	if n < 0 {
-		return s
-	}
-	for i := len(s) - 3; i > 0; i -= 3 {
-		s = s[:i] + "," + s[i:]
-	}
-	return s
-}
+func captureCount(n int64) string { return humanize.Comma(n) }
 
 func capturePlural(n int, word string) string { return capturePlural64(int64(n), word) }
 
@@ -223,18 +215,8 @@ func capturePlural64(n int64, word string) string {
 	return captureCount(n) + " " + word + "s"
 }
 
-// captureBytes formats a size in bytes.
-func captureBytes(n int64) string {
-	switch {
-	case n >= 1<<30:
-		return fmt.Sprintf("%.1f GiB", float64(n)/(1<<30))
-	case n >= 1<<20:
-		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
-	case n >= 1<<10:
-		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
-	}
-	return fmt.Sprintf("%d bytes", n)
-}
+// captureBytes formats a size in bytes (KiB, MiB, GiB).
+func captureBytes(n int64) string { return humanize.IBytes(uint64(max(n, 0))) }
 
 // indentLines puts prefix before every line of s.
 func indentLines(s, prefix string) string {
