@@ -136,8 +136,12 @@ func TestPgStartSIGTERM(t *testing.T) {
 			code := cmd.ProcessState.ExitCode()
 			if err == nil {
 				// The start won the race: the instance is detached on purpose.
+				// The stop must look where the start kept its state.
 				t.Logf("start finished before SIGTERM; stopping it")
-				run(t, "pg", "stop", "--remove", "sig")
+				t.Setenv("XDG_STATE_HOME", state)
+				if r := run(t, "pg", "stop", "--remove", "sig"); r.code != 0 {
+					t.Fatalf("pg stop: exit %d: %s", r.code, r.stderr)
+				}
 			} else if code != 143 && !(delay < 400*time.Millisecond && killedBySIGTERM(cmd.ProcessState)) {
 				t.Errorf("exit code %d, want 143; stderr:\n%s", code, stderr.String())
 			}
