@@ -146,15 +146,16 @@ func countsText(cases []results.CaseReps) string {
 }
 
 // writeRepsMarkdown writes the repetitions into the setup: the rule, a
-// line per study, what the budget left, and (not brief) a row per case.
+// line with each study's counts, what the budget left, and (not brief) a
+// row per case.
 func (v *view) writeRepsMarkdown(w *bufio.Writer) {
 	r := v.Reps
 	if r.Rule == "" {
 		return
 	}
 	fmt.Fprintf(w, "- **Repetitions:** %s\n", mdText(r.Rule))
-	for _, l := range r.Lines {
-		fmt.Fprintf(w, "- **Repetitions per case:** %s\n", mdText(l))
+	if len(r.Lines) > 0 {
+		fmt.Fprintf(w, "- **Repetitions per case:** %s\n", mdText(strings.Join(r.Lines, "; ")))
 	}
 	if r.Budget != "" {
 		fmt.Fprintf(w, "- **Budget:** %s\n", mdText(r.Budget))
