@@ -150,6 +150,12 @@ func dirCause(dir string) error {
 	return nil
 }
 
+// isBusy reports whether err is SQLite's SQLITE_BUSY (any extended code).
+func isBusy(err error) bool {
+	var le *sqlite.Error
+	return errors.As(err, &le) && le.Code()&0xff == sqlite3.SQLITE_BUSY
+}
+
 // isUniqueViolation reports whether err is a primary-key or unique
 // constraint violation.
 func isUniqueViolation(err error) bool {

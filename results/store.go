@@ -284,12 +284,35 @@ func (s *Store) init(ctx context.Context) error {
 			return s.wrap("open", err)
 		}
 		if !strings.EqualFold(mode, "wal") {
-			if err := s.db.QueryRowContext(ctx, `PRAGMA journal_mode = WAL`).Scan(&mode); err != nil {
+			if err := s.setWAL(ctx); err != nil {
 				return s.wrap("set WAL journal mode", err)
 			}
 		}
 	}
 	return s.migrate(ctx)
+}
+
+// setWAL switches a new SQLite file to WAL journal mode. The switch takes
+// an exclusive lock, and when another process opening the same new file
+// holds a lock that it is itself upgrading, SQLite returns SQLITE_BUSY at
+// once instead of calling the busy handler (that wait could deadlock; see
+// sqlite3_busy_handler). So a busy switch is tried again until
+// BusyTimeout has passed, as the busy handler would have waited; once the
+// other process has switched the file, the statement finds it in WAL mode.
+func (s *Store) setWAL(ctx context.Context) error {
+	deadline := time.Now().Add(BusyTimeout)
+	for wait := 5 * time.Millisecond; ; wait = min(2*wait, 100*time.Millisecond) {
+		var mode string
+		err := s.db.QueryRowContext(ctx, `PRAGMA journal_mode = WAL`).Scan(&mode)
+		if err == nil || !isBusy(err) || time.Now().Add(wait).After(deadline) {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(wait):
+		}
+	}
 }
 
 // Close closes the store.
