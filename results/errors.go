@@ -63,8 +63,7 @@ func (s *Store) wrap(op string, err error) error {
 		return err
 	}
 	cause := oneLine(RedactText(err.Error()))
-	var le *sqlite.Error
-	if errors.As(err, &le) && le.Code()&0xff == sqlite3.SQLITE_NOTADB {
+	if c, ok := primaryCode(err); ok && c == sqlite3.SQLITE_NOTADB {
 		return &storeError{msg: fmt.Sprintf("cannot %s: %s is not an SQLite database (%s)", op, s.location, cause), err: err}
 	}
 	kind := classify(err)
@@ -91,9 +90,8 @@ func classify(err error) error {
 	if errors.Is(err, errReadOnlyOpen) {
 		return ErrReadOnly
 	}
-	var le *sqlite.Error
-	if errors.As(err, &le) {
-		switch le.Code() & 0xff { // primary result code
+	if c, ok := primaryCode(err); ok {
+		switch c {
 		case sqlite3.SQLITE_READONLY:
 			return ErrReadOnly
 		case sqlite3.SQLITE_FULL:
@@ -121,11 +119,7 @@ func classify(err error) error {
 // carry the system's errno), whether the filesystem holding the store is
 // full or read-only; nil when it is neither.
 func fsCause(err error, location string) error {
-	var le *sqlite.Error
-	if !errors.As(err, &le) {
-		return nil
-	}
-	if c := le.Code() & 0xff; c != sqlite3.SQLITE_IOERR && c != sqlite3.SQLITE_CANTOPEN {
+	if c, ok := primaryCode(err); !ok || c != sqlite3.SQLITE_IOERR && c != sqlite3.SQLITE_CANTOPEN {
 		return nil
 	}
 	return dirCause(filepath.Dir(location))
@@ -150,10 +144,20 @@ func dirCause(dir string) error {
 	return nil
 }
 
+// primaryCode returns the primary result code of an SQLite error (its
+// extended code without the extension bits), and false for any other error.
+func primaryCode(err error) (int, bool) {
+	var le *sqlite.Error
+	if !errors.As(err, &le) {
+		return 0, false
+	}
+	return le.Code() & 0xff, true
+}
+
 // isBusy reports whether err is SQLite's SQLITE_BUSY (any extended code).
 func isBusy(err error) bool {
-	var le *sqlite.Error
-	return errors.As(err, &le) && le.Code()&0xff == sqlite3.SQLITE_BUSY
+	c, ok := primaryCode(err)
+	return ok && c == sqlite3.SQLITE_BUSY
 }
 
 // isUniqueViolation reports whether err is a primary-key or unique
