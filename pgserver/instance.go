@@ -100,6 +100,13 @@ type Instance struct {
 	exited  chan struct{} // closed when cmd has been reaped
 	exitErr error
 	pid     int // the postmaster's pid while running
+	// lastPM is the postmaster's pid as last started or recorded in
+	// postmaster.pid, kept after it died: its process group and session
+	// are the instance's.
+	lastPM int
+	// ended are the processes Stop, Close and Destroy had to end after
+	// the postmaster was gone.
+	ended   []Process
 	stopCtx context.CancelFunc
 	logFile *os.File
 	// life is the context given to Start: when it ends the server is
@@ -531,6 +538,7 @@ func (i *Instance) startOnce(ctx context.Context) error {
 	}
 	i.mu.Lock()
 	i.cmd, i.exited, i.pid, i.logFile = cmd, exited, cmd.Process.Pid, logf
+	i.lastPM = cmd.Process.Pid
 	i.mu.Unlock()
 
 	fail := func(reason string) error {
@@ -739,8 +747,12 @@ func (i *Instance) RestartWith(ctx context.Context, settings []Setting) error {
 }
 
 // Stop shuts the server down: fast shutdown, then immediate after 30 s,
-// then SIGKILL of the whole process group. It returns once no process of
-// the server is left. Stopping a stopped instance is a no-op.
+// then SIGKILL of the whole process group. Then, as when the postmaster
+// had died before (SIGKILL, the OOM killer), it ends with SIGKILL every
+// process of the instance still running (see Processes; a parallel worker
+// whose leader died may sleep for ever), says which and records them
+// (Ended). It returns once no process of the server is left. Stopping a
+// stopped instance ends only what is left of it.
 func (i *Instance) Stop(ctx context.Context) error { return i.stop(ctx, syscall.SIGINT) }
 
 // stop shuts the server down with sig first (SIGINT: fast shutdown, a
@@ -754,7 +766,7 @@ func (i *Instance) stop(ctx context.Context, sig syscall.Signal) error {
 		cancel()
 	}
 	if pid == 0 {
-		return nil
+		return i.endLeftovers()
 	}
 	if sb := i.getStandby(); sb != nil {
 		sb.primaryStopping()
@@ -796,9 +808,9 @@ func (i *Instance) stop(ctx context.Context, sig syscall.Signal) error {
 			}
 		}
 	}
-	// Backends of a killed postmaster exit on their own; make sure.
-	if err == nil {
-		killGroupLeftovers(pid)
+	// Most processes of a killed postmaster exit on their own, not all.
+	if lerr := i.endLeftovers(); err == nil {
+		err = lerr
 	}
 	i.mu.Lock()
 	if i.pid == pid {
@@ -817,9 +829,23 @@ func (i *Instance) kill() {
 	i.mu.Lock()
 	pid, exited := i.pid, i.exited
 	i.mu.Unlock()
-	if pid == 0 {
-		return
+	if pid != 0 {
+		quitOrKill(pid, exited)
 	}
+	i.endLeftovers()
+	i.mu.Lock()
+	i.pid = 0
+	i.cmd = nil
+	if i.logFile != nil {
+		i.logFile.Close()
+		i.logFile = nil
+	}
+	i.mu.Unlock()
+}
+
+// quitOrKill sends the postmaster SIGQUIT and, when it has not exited
+// after 5 s, SIGKILL; it waits up to 5 s more.
+func quitOrKill(pid int, exited chan struct{}) {
 	syscall.Kill(pid, syscall.SIGQUIT)
 	select {
 	case <-exited:
@@ -833,15 +859,6 @@ func (i *Instance) kill() {
 			}
 		}
 	}
-	killGroupLeftovers(pid)
-	i.mu.Lock()
-	i.pid = 0
-	i.cmd = nil
-	if i.logFile != nil {
-		i.logFile.Close()
-		i.logFile = nil
-	}
-	i.mu.Unlock()
 }
 
 // Destroy stops the server and removes the instance directory; a standby
@@ -927,14 +944,6 @@ func processAlive(pid int) bool {
 		}
 	}
 	return true
-}
-
-// killGroupLeftovers kills any process left in the server's process group
-// (backends of a postmaster that was killed).
-func killGroupLeftovers(pgid int) {
-	if syscall.Kill(-pgid, 0) == nil {
-		syscall.Kill(-pgid, syscall.SIGKILL)
-	}
 }
 
 // startOnLockedThread starts cmd from an OS thread that stays locked to

@@ -419,3 +419,116 @@ func startOffMainThread(b *pgserver.Binaries) (*pgserver.Instance, error) {
 	r := <-res
 	return r.inst, r.err
 }
+
+// spin runs an endless PL/pgSQL loop on a connection of its own, and
+// returns once the server shows it active. A backend running it never
+// notices its postmaster's death (no wait, no latch): it stays until
+// something ends it, as a parallel worker waiting for a killed leader.
+func spin(t *testing.T, dsn string) {
+	t.Helper()
+	conn := pgtest.Connect(t, dsn)
+	watch := pgtest.Connect(t, dsn)
+	go conn.Exec(context.Background(), "DO $$ BEGIN LOOP PERFORM 1; END LOOP; END $$")
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		var n int
+		err := watch.QueryRow(context.Background(), "SELECT count(*) FROM pg_stat_activity WHERE query LIKE 'DO $$%' AND state = 'active'").Scan(&n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n > 0 {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the loop did not start")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// killPostmaster sends SIGKILL to inst's postmaster and waits until it is
+// gone (reaped, or a zombie).
+func killPostmaster(t *testing.T, inst *pgserver.Instance) {
+	t.Helper()
+	pid := inst.PID()
+	if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for processRunning(pid) {
+		if time.Now().After(deadline) {
+			t.Fatalf("postmaster %d still runs after SIGKILL", pid)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// TestStopEndsWhatAKilledPostmasterLeft kills the postmaster of a named
+// instance while a backend spins: the backend lives on (parent 1, its own
+// session), FindStrays names it, and Stop of the instance opened afresh
+// (as 'pglab pg stop' does) ends it, says so and leaves no process in the
+// instance's directory; the same for a throwaway instance closed by its
+// owner.
+func TestStopEndsWhatAKilledPostmasterLeft(t *testing.T) {
+	state := pgtest.TempDir(t)
+	t.Setenv("XDG_STATE_HOME", state)
+	b := pgtest.Binaries(t, pgtest.DefaultVersion())
+	ctx := context.Background()
+	named, err := pgserver.StartNamed(ctx, pgserver.Options{Binaries: b, Name: "left"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { named.Destroy(context.Background()) })
+	spin(t, named.DSN())
+	killPostmaster(t, named)
+	strays, err := pgserver.FindStrays()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(strays) != 1 || strays[0].Name != "left" || !strings.Contains(strays[0].String(), "'pglab pg stop left'") {
+		t.Errorf("strays after the kill: %v", strays)
+	}
+	reopened, err := pgserver.OpenNamed("left")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if reopened.Running() {
+		t.Errorf("a killed instance reads as running")
+	}
+	assertStopEnds(t, reopened)
+
+	throwaway := pgtest.New(t, pgtest.Options{})
+	spin(t, throwaway.DSN())
+	killPostmaster(t, throwaway)
+	assertStopEnds(t, throwaway)
+}
+
+// assertStopEnds stops inst and checks that the spinning backend was
+// ended, said so, within 10 s, and that nothing of inst is left.
+func assertStopEnds(t *testing.T, inst *pgserver.Instance) {
+	t.Helper()
+	var said []string
+	inst.SetProgress(func(s string) { said = append(said, s) })
+	start := time.Now()
+	if err := inst.Stop(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	took := time.Since(start)
+	t.Logf("stop %s: %v: %s", inst.Name(), took, strings.Join(said, "; "))
+	if took > 10*time.Second {
+		t.Errorf("stop took %v, want within 10 s", took)
+	}
+	ended := inst.Ended()
+	if !slices.ContainsFunc(ended, func(p pgserver.Process) bool { return strings.Contains(p.Cmd, "DO") }) {
+		t.Errorf("the spinning backend is not among those ended: %v", ended)
+	}
+	if len(said) != 1 || !strings.Contains(said[0], "ended ") || !strings.Contains(said[0], "outlived its postmaster") {
+		t.Errorf("stop said %q, want what it ended", said)
+	}
+	if left := pgtest.ProcessesUnder(inst.Dir()); len(left) > 0 {
+		t.Errorf("processes left: %v", left)
+	}
+	if procs, err := inst.Processes(); err != nil || len(procs) > 0 {
+		t.Errorf("Processes after stop: %v %v", procs, err)
+	}
+}

@@ -59,6 +59,11 @@ func StartNamed(ctx context.Context, opts Options) (*Instance, error) {
 		}
 		existing.settings = opts.Settings
 		existing.port = 0
+		// What a killed postmaster left holds its shared memory: the
+		// new one would refuse to start.
+		if err := existing.endLeftovers(); err != nil {
+			return nil, err
+		}
 		if err := existing.start(ctx); err != nil {
 			return nil, err
 		}
@@ -120,10 +125,34 @@ func OpenNamed(name string) (*Instance, error) {
 		settings: f.Settings,
 	}
 	inst.opts.StartTimeout = time.Minute
-	if pid := pmPID(inst.dataDir()); pid != 0 && processAlive(pid) {
-		inst.pid = pid
+	if pid := pmPID(inst.dataDir()); pid != 0 {
+		inst.lastPM = pid
+		if inst.isPostmaster(pid) {
+			inst.pid = pid
+		}
 	}
 	return inst, nil
+}
+
+// OpenForStop opens a named instance to stop it: as OpenNamed, or, when
+// the instance was removed while processes of it still run (a stray
+// parallel worker in its deleted data directory), an instance of its
+// former directory whose Stop ends them.
+func OpenForStop(name string) (*Instance, error) {
+	inst, err := OpenNamed(name)
+	if !errors.Is(err, ErrNoInstance) {
+		return inst, err
+	}
+	su, uerr := LookupServerUser()
+	if uerr != nil {
+		return nil, uerr
+	}
+	dir := filepath.Join(StateDir(), name)
+	left := &Instance{name: name, dir: dir, user: su, opts: Options{Name: name, Dir: dir, Detached: true}}
+	if procs, perr := left.Processes(); perr != nil || len(procs) == 0 {
+		return nil, err
+	}
+	return left, nil
 }
 
 // ListNamed returns every registered instance, sorted by name.

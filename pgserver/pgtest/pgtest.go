@@ -15,6 +15,8 @@ import (
 	"encoding/hex"
 	"fmt"
 	"os"
+	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -200,6 +202,12 @@ func New(t testing.TB, opts Options) *pgserver.Instance {
 			t.Errorf("destroy test server: %v", err)
 		}
 		cancel()
+		if ended := inst.Ended(); len(ended) > 0 {
+			t.Logf("test server %s: ended %d processes that outlived its postmaster: %v", inst.Name(), len(ended), ended)
+		}
+		if left := ProcessesUnder(inst.Dir()); len(left) > 0 {
+			t.Errorf("processes of the test server left after its clean-up: %v", left)
+		}
 	})
 	return inst
 }
@@ -273,26 +281,62 @@ func TempDir(t testing.TB) string {
 	return dir
 }
 
-// ProcessesUnder lists live processes (zombies excepted) whose command line
-// mentions dir, as "pid: command line": what a test checks to prove that no
-// server was left behind.
+// ProcessesUnder lists live processes (zombies and this one excepted)
+// whose command line mentions dir, or whose working directory or open
+// files are in dir (removed or not: the kernel shows a removed one as
+// "PATH (deleted)"), as "pid: command line": what a test checks to prove
+// that no server was left behind. A postmaster's children name no
+// directory in their command line ("postgres: parallel worker for PID
+// 18258"): their working directory is the data directory.
 func ProcessesUnder(dir string) []string {
+	real := dir
+	if abs, err := filepath.Abs(dir); err == nil {
+		real = abs
+	}
+	if r, err := filepath.EvalSymlinks(real); err == nil {
+		real = r
+	}
+	self := strconv.Itoa(os.Getpid())
 	ents, _ := os.ReadDir("/proc")
 	var out []string
 	for _, e := range ents {
 		pid := e.Name()
-		if pid[0] < '0' || pid[0] > '9' {
+		if pid[0] < '0' || pid[0] > '9' || pid == self {
 			continue
 		}
 		cmdline, err := os.ReadFile("/proc/" + pid + "/cmdline")
-		if err != nil || !strings.Contains(string(cmdline), dir) {
+		if err != nil {
+			continue
+		}
+		if !strings.Contains(string(cmdline), dir) && !inDir("/proc/"+pid, real) {
 			continue
 		}
 		stat, _ := os.ReadFile("/proc/" + pid + "/stat")
 		if i := strings.LastIndexByte(string(stat), ')'); i > 0 && i+2 < len(stat) && stat[i+2] == 'Z' {
 			continue
 		}
-		out = append(out, pid+": "+strings.ReplaceAll(string(cmdline), "\x00", " "))
+		out = append(out, pid+": "+strings.TrimSpace(strings.ReplaceAll(string(cmdline), "\x00", " ")))
 	}
 	return out
+}
+
+// inDir reports whether the process of /proc directory proc works in dir
+// or has a file open there.
+func inDir(proc, dir string) bool {
+	links := []string{proc + "/cwd"}
+	fds, _ := os.ReadDir(proc + "/fd")
+	for _, fd := range fds {
+		links = append(links, proc+"/fd/"+fd.Name())
+	}
+	for _, l := range links {
+		target, err := os.Readlink(l)
+		if err != nil {
+			continue
+		}
+		target = strings.TrimSuffix(target, " (deleted)")
+		if target == dir || strings.HasPrefix(target, dir+"/") {
+			return true
+		}
+	}
+	return false
 }
