@@ -45,6 +45,7 @@ func newDoctorCmd(env *Env) *cobra.Command {
 				hostcheck.DropCaches(),
 			}
 			checks = append(checks, hostcheck.Netns(ctx)...)
+			checks = append(checks, pgserver.StrayChecks()...)
 			hostcheck.Print(w, checks)
 			writeEnvChecks(w)
 			return nil

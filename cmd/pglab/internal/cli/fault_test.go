@@ -153,6 +153,7 @@ func newFaultEnv(t *testing.T) faultEnv {
 			// stops it here so nothing outlives the test.
 			run(t, "pg", "stop", "--all", "--remove")
 		}
+		assertNoProcesses(t, e.state, e.tmp)
 	})
 	return e
 }
@@ -161,10 +162,20 @@ func (e faultEnv) vars() []string {
 	return []string{"XDG_STATE_HOME=" + e.state, "PGLAB_TMPDIR=" + e.tmp}
 }
 
-// startInstance starts a named instance and returns its DSN.
+// startInstance starts a named instance of the default version and
+// returns its DSN.
 func startInstance(t *testing.T, name string, sets ...string) string {
 	t.Helper()
-	args := []string{"--quiet", "pg", "start", "--version", pgtest.DefaultVersion(), "--name", name}
+	return startInstanceOf(t, pgtest.DefaultVersion(), name, sets...)
+}
+
+// startInstanceOf starts a named instance of a version and returns its
+// DSN. When the test ends the instance is stopped and removed, and no
+// process of it may be left.
+func startInstanceOf(t *testing.T, version, name string, sets ...string) string {
+	t.Helper()
+	pgtest.Binaries(t, version)
+	args := []string{"--quiet", "pg", "start", "--version", version, "--name", name}
 	for _, s := range sets {
 		args = append(args, "--set", s)
 	}
@@ -172,8 +183,27 @@ func startInstance(t *testing.T, name string, sets ...string) string {
 	if r.code != 0 {
 		t.Fatalf("pg start: %s", r.stderr)
 	}
-	t.Cleanup(func() { run(t, "pg", "stop", "--remove", name) })
+	dir := filepath.Join(pgserver.StateDir(), name)
+	t.Cleanup(func() {
+		run(t, "pg", "stop", "--remove", name)
+		assertNoProcesses(t, dir)
+	})
 	return strings.TrimSpace(r.stdout)
+}
+
+// stopKilled stops a named instance whose postmaster was killed, as a
+// user would ('pglab pg stop NAME'): it ends whatever the postmaster left
+// and says so, and no process of the instance is left.
+func stopKilled(t *testing.T, name string) {
+	t.Helper()
+	start := time.Now()
+	r := run(t, "pg", "stop", name)
+	took := time.Since(start)
+	if r.code != 0 {
+		t.Errorf("pg stop %s: exit %d: %s", name, r.code, r.stderr)
+	}
+	t.Logf("pg stop %s: %v: %s", name, took.Round(time.Millisecond), strings.TrimSpace(r.stderr))
+	assertNoProcesses(t, filepath.Join(pgserver.StateDir(), name))
 }
 
 // killInstance sends SIGKILL to a named instance's postmaster.
@@ -213,9 +243,9 @@ func postmasterUnder(dir string) int {
 	return 0
 }
 
-// assertNoProcesses checks that no process mentions any of dirs (zombies
-// aside), allowing a few seconds for backends to notice their postmaster's
-// death.
+// assertNoProcesses checks that no process mentions, works in or has a
+// file open in any of dirs (zombies aside; see pgtest.ProcessesUnder),
+// allowing a few seconds for backends to notice their postmaster's death.
 func assertNoProcesses(t *testing.T, dirs ...string) {
 	t.Helper()
 	var left []string
@@ -295,6 +325,7 @@ func TestFaultKillServerDuringBench(t *testing.T) {
 		t.Errorf("no summary of what ran before the fault; stdout:\n%s", p.stdout.String())
 	}
 	assertOneErrorLine(t, stderr)
+	stopKilled(t, "kb")
 	assertNoProcesses(t, e.state, e.tmp)
 }
 
@@ -382,8 +413,128 @@ func TestFaultKillServerDuringInit(t *testing.T) {
 				t.Errorf("last line %q does not name the lost server and the phase (want %s); stderr:\n%s", last, want, stderr)
 			}
 			assertOneErrorLine(t, stderr)
+			stopKilled(t, name)
 			assertNoProcesses(t, e.state, e.tmp)
 		})
+	}
+}
+
+// TestFaultKillServerDuringParallelIndex kills the postmaster of a managed
+// PostgreSQL 17 with SIGKILL while a parallel CREATE INDEX runs: a leader
+// and two workers computing an expression over a million rows (65 MB),
+// none of which waits on anything that notices its postmaster's death, so
+// they run on, parent 1, each in its own session. 'pglab pg status' names
+// them as strays; 'pglab pg stop' ends every process of the instance
+// within 10 s and names what it ended.
+func TestFaultKillServerDuringParallelIndex(t *testing.T) {
+	newFaultEnv(t)
+	dsn := startInstanceOf(t, "17", "pidx", "max_parallel_maintenance_workers=2", "maintenance_work_mem=256MB")
+	conn := pgtest.Connect(t, dsn)
+	for _, sql := range []string{
+		"CREATE TABLE big AS SELECT g AS id, md5(g::text) AS v FROM generate_series(1, 1000000) g",
+		// About 100 µs a row: the build would take minutes.
+		"CREATE FUNCTION slow(t text) RETURNS text LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $$ DECLARE h text := t; BEGIN FOR k IN 1..100 LOOP h := md5(h); END LOOP; RETURN h; END $$",
+	} {
+		if _, err := conn.Exec(context.Background(), sql); err != nil {
+			t.Fatalf("%s: %v", sql, err)
+		}
+	}
+	build := pgtest.Connect(t, dsn)
+	go build.Exec(context.Background(), "CREATE INDEX ON big (slow(v))")
+	workers := parallelWorkers(t, conn, 2)
+	inst, err := pgserver.OpenNamed("pidx")
+	if err != nil {
+		t.Fatal(err)
+	}
+	before, err := inst.Processes()
+	if err != nil {
+		t.Fatal(err)
+	}
+	pm := inst.PID()
+	if err := syscall.Kill(pm, syscall.SIGKILL); err != nil {
+		t.Fatalf("kill postmaster %d: %v", pm, err)
+	}
+	waitGone(t, pm)
+
+	status := run(t, "pg", "status")
+	t.Logf("pg status:\n%s", status.stdout)
+	for _, w := range workers {
+		if !strings.Contains(status.stdout, fmt.Sprintf("%d (postgres: parallel worker for PID ", w)) {
+			t.Errorf("pg status does not name parallel worker %d as a stray:\n%s", w, status.stdout)
+		}
+	}
+	if !strings.Contains(status.stdout, "instance pidx: ") || !strings.Contains(status.stdout, "end them with 'pglab pg stop pidx'") {
+		t.Errorf("pg status does not name instance pidx's strays and how to end them:\n%s", status.stdout)
+	}
+
+	start := time.Now()
+	r := run(t, "pg", "stop", "pidx")
+	took := time.Since(start)
+	t.Logf("pg stop pidx: exit %d in %v: %s", r.code, took.Round(time.Millisecond), strings.TrimSpace(r.stderr))
+	if r.code != 0 {
+		t.Fatalf("pg stop: exit %d: %s", r.code, r.stderr)
+	}
+	for _, w := range workers {
+		if !strings.Contains(r.stderr, fmt.Sprintf("%d (postgres: parallel worker for PID ", w)) {
+			t.Errorf("pg stop does not say it ended parallel worker %d: %s", w, r.stderr)
+		}
+	}
+	if left := pgtest.ProcessesUnder(inst.Dir()); len(left) > 0 {
+		t.Errorf("processes of the instance left after pg stop: %v", left)
+	}
+	for _, p := range before {
+		if processRunning(p.PID) && p.PID != pm {
+			t.Errorf("process %s still runs after pg stop", p)
+		}
+	}
+	if took > 10*time.Second {
+		t.Errorf("pg stop took %v, want within 10 s", took)
+	}
+}
+
+// parallelWorkers waits until at least n parallel workers run and returns
+// their PIDs.
+func parallelWorkers(t *testing.T, conn *pgx.Conn, n int) []int {
+	t.Helper()
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		rows, err := conn.Query(context.Background(), "SELECT pid FROM pg_stat_activity WHERE backend_type = 'parallel worker'")
+		if err != nil {
+			t.Fatal(err)
+		}
+		pids, err := pgx.CollectRows(rows, pgx.RowTo[int])
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(pids) >= n {
+			return pids
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%d parallel workers after 60 s, want %d", len(pids), n)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// processRunning reports whether pid is a live process (no zombie).
+func processRunning(pid int) bool {
+	stat, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "stat"))
+	if err != nil {
+		return false
+	}
+	j := bytes.LastIndexByte(stat, ')')
+	return j > 0 && j+2 < len(stat) && stat[j+2] != 'Z'
+}
+
+// waitGone waits until pid has exited.
+func waitGone(t *testing.T, pid int) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for processRunning(pid) {
+		if time.Now().After(deadline) {
+			t.Fatalf("process %d still runs", pid)
+		}
+		time.Sleep(10 * time.Millisecond)
 	}
 }
 

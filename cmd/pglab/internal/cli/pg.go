@@ -290,7 +290,7 @@ func newPgStopCmd(env *Env) *cobra.Command {
 	var all, remove bool
 	cmd := &cobra.Command{
 		Use:   "stop NAME... | --all",
-		Short: "Stop named servers started with 'pglab pg start'",
+		Short: "Stop named servers started with 'pglab pg start', ending every process of theirs",
 		RunE: func(cmd *cobra.Command, args []string) error {
 			var insts []*pgserver.Instance
 			if all {
@@ -307,7 +307,7 @@ func newPgStopCmd(env *Env) *cobra.Command {
 					return badInput("pg stop: name an instance (see 'pglab pg status') or give --all")
 				}
 				for _, n := range args {
-					inst, err := pgserver.OpenNamed(n)
+					inst, err := pgserver.OpenForStop(n)
 					if err != nil {
 						return err
 					}
@@ -317,6 +317,7 @@ func newPgStopCmd(env *Env) *cobra.Command {
 			ctx, cancel := context.WithTimeout(context.WithoutCancel(env.Ctx), 2*time.Minute)
 			defer cancel()
 			for _, inst := range insts {
+				inst.SetProgress(env.ui().Line) // what it ended, even with --quiet
 				was := inst.Running()
 				err := inst.Stop(ctx)
 				if err == nil {
@@ -350,7 +351,7 @@ func newPgStopCmd(env *Env) *cobra.Command {
 func newPgStatusCmd(env *Env) *cobra.Command {
 	return &cobra.Command{
 		Use:   "status",
-		Short: "List named servers, whether they run, and their DSN (without password)",
+		Short: "List named servers, whether they run, their DSN (without password), and stray processes",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			list, err := pgserver.ListNamed()
@@ -359,7 +360,7 @@ func newPgStatusCmd(env *Env) *cobra.Command {
 			}
 			if len(list) == 0 {
 				fmt.Fprintf(env.Stdout, "no named instances (in %s)\n", pgserver.StateDir())
-				return nil
+				return pgserver.WriteStrays(env.Stdout)
 			}
 			tw := tabwriter.NewWriter(env.Stdout, 0, 4, 2, ' ', 0)
 			fmt.Fprintln(tw, "NAME\tVERSION\tSTATE\tPID\tENV\tDSN\tDIRECTORY")
@@ -370,7 +371,10 @@ func newPgStatusCmd(env *Env) *cobra.Command {
 				}
 				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", inst.Name(), inst.Version(), state, pid, envpkg.SavedName(inst.Dir()), inst.RedactedDSN(), inst.Dir())
 			}
-			return tw.Flush()
+			if err := tw.Flush(); err != nil {
+				return err
+			}
+			return pgserver.WriteStrays(env.Stdout)
 		},
 	}
 }

@@ -193,7 +193,7 @@ func TestPgTwoVersionsSideBySide(t *testing.T) {
 }
 
 // postgresProcessesUnder lists live processes whose command line mentions
-// dir.
+// dir or that work or have files open in it (pgtest.ProcessesUnder).
 func postgresProcessesUnder(dir string) []string { return pgtest.ProcessesUnder(dir) }
 
 // killedBySIGTERM reports whether the process died of SIGTERM's default
