@@ -43,6 +43,14 @@ type Options struct {
 	// callable cell with its sequential p over the design's looks (see
 	// Design). Nil is a fixed number of repetitions. Analyze ignores it.
 	Design *Design
+
+	// Paired makes AnalyzeFamily analyse the family as paired rounds in
+	// a hierarchy of measures and cases (see AnalyzeFamily and
+	// paired.go, gate.go, hierarchy.go): each change whose samples carry
+	// their rounds (Input.Rounds) is tested on its rounds' changes, and
+	// each measure (Cell.Measure) is tested as a whole before its cases.
+	// Analyze ignores it.
+	Paired bool
 }
 
 // Input holds the samples of one metric for one case (one study with one
@@ -67,6 +75,13 @@ type Input struct {
 	// summarised with the warning "no samples" and its comparison has
 	// the verdict Unknown.
 	Samples map[string][]float64
+
+	// Rounds, when set, maps a target's name to the round (repetition
+	// number) of each of its samples, in the order of Samples: the
+	// baseline's and a target's values of one round ran next to each
+	// other, and a paired analysis (Options.Paired) compares them round
+	// by round. A target without rounds is compared unpaired.
+	Rounds map[string][]int
 }
 
 // Result is the analysis of one Input.
@@ -305,6 +320,22 @@ type Change struct {
 	// p ≤ Alpha outside the family) but whose size is below Floor: it
 	// prints as "~ (below floor)", never as a change.
 	BelowFloor bool
+
+	// The fields below are set by a paired analysis (Options.Paired).
+
+	// Pairs is the number of rounds in which both sides ran, when the
+	// change was tested on them (0: tested unpaired). P is then the
+	// paired t test's p of the rounds' changes, RatioEst their geometric
+	// mean and the limits Student's.
+	Pairs int
+
+	// Measure is the key of the measure the change belongs to (its
+	// cell's Measure, or its key).
+	Measure string
+
+	// Level is the level of the hierarchy at which the outcome was
+	// reached: its own test (LevelCase) or its measure's (LevelMeasure).
+	Level Level
 }
 
 // String returns the change as benchstat prints it in its "vs base" column:

@@ -58,6 +58,13 @@ type Cell struct {
 	// whose studies ran under --reps auto and at fixed counts).
 	Design *Design
 
+	// Measure names the measure the cell is a case of: the cells of one
+	// metric of one study across its cases (row sizes, client counts,
+	// commit patterns) share it. A paired analysis (Options.Paired) tests
+	// each measure as a whole before its cases. Empty makes the cell a
+	// measure of its own.
+	Measure string
+
 	// Twin, when set, is the key of another cell of the family whose test
 	// this one repeats: a figure derived from the same measurements by a
 	// monotone function (a throughput from the time of the same step, a
@@ -129,6 +136,15 @@ type Family struct {
 	// Design is the sequential design the repetitions were chosen by
 	// (Options.Design), nil for a fixed count.
 	Design *Design
+
+	// Paired reports a paired, hierarchical analysis (Options.Paired):
+	// Measures holds the measures' tests, MeasureTests their number and
+	// MeasuresPassed how many passed the gate. CaseCalled and
+	// MeasureCalled split Called by the level of the call.
+	Paired                       bool
+	Measures                     []MeasureResult
+	MeasureTests, MeasuresPassed int
+	CaseCalled, MeasureCalled    int
 
 	// ExpectedFalseRaw is Alpha·M: how many of the M tests would show
 	// p ≤ Alpha by chance if nothing had changed (Node's
@@ -219,35 +235,17 @@ func formatExpected(x float64) string {
 // follow. AnalyzeFamily returns an error for a cell without key or
 // baseline, a repeated key, and whatever Analyze rejects.
 func AnalyzeFamily(cells []Cell, opts Options) (*Family, error) {
-	alpha, _, err := opts.levels()
-	if err != nil {
+	if err := checkCells(cells, opts); err != nil {
 		return nil, err
 	}
-	minChange, err := opts.minChange()
-	if err != nil {
-		return nil, err
+	if opts.Paired {
+		return analyzePaired(cells, opts, 0)
 	}
-	for _, c := range cells {
-		if d := c.design(opts); d != nil {
-			if err := d.Check(); err != nil {
-				return nil, fmt.Errorf("cell %q: %w", c.Key, err)
-			}
-		}
-	}
+	alpha, _, _ := opts.levels()
+	minChange, _ := opts.minChange()
 	f := &Family{Alpha: alpha, MinChange: minChange, Design: opts.Design}
 	var effects [][]*effect
-	seen := map[string]bool{}
 	for _, cell := range cells {
-		if cell.Key == "" {
-			return nil, fmt.Errorf("compare: a cell has an empty key")
-		}
-		if seen[cell.Key] {
-			return nil, fmt.Errorf("compare: cell %q appears twice", cell.Key)
-		}
-		seen[cell.Key] = true
-		if cell.Input.Baseline == "" {
-			return nil, fmt.Errorf("compare: cell %q has no baseline", cell.Key)
-		}
 		res, es, err := analyze(cell.Input, opts, true)
 		if err != nil {
 			return nil, fmt.Errorf("cell %q: %w", cell.Key, err)
@@ -286,6 +284,35 @@ func AnalyzeFamily(cells []Cell, opts Options) (*Family, error) {
 	f.ExpectedFalseCalls = alpha * float64(f.Called)
 	f.ExpectedFalseRaw = alpha * float64(f.M)
 	return f, nil
+}
+
+// checkCells returns an error for options out of range, a design that
+// cannot be used, a cell without key or baseline and a repeated key.
+func checkCells(cells []Cell, opts Options) error {
+	if _, _, err := opts.levels(); err != nil {
+		return err
+	}
+	if _, err := opts.minChange(); err != nil {
+		return err
+	}
+	seen := map[string]bool{}
+	for _, c := range cells {
+		if d := c.design(opts); d != nil {
+			if err := d.Check(); err != nil {
+				return fmt.Errorf("cell %q: %w", c.Key, err)
+			}
+		}
+		switch {
+		case c.Key == "":
+			return fmt.Errorf("compare: a cell has an empty key")
+		case seen[c.Key]:
+			return fmt.Errorf("compare: cell %q appears twice", c.Key)
+		case c.Input.Baseline == "":
+			return fmt.Errorf("compare: cell %q has no baseline", c.Key)
+		}
+		seen[c.Key] = true
+	}
+	return nil
 }
 
 // design returns the cell's design, else the options'.
