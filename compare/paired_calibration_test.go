@@ -177,7 +177,7 @@ func familyCells(cells []simCell, n int) []Cell {
 // pairedTally counts what simulated reports called.
 type pairedTally struct {
 	reports, withCall, calls, falseCalls, cells, resolved int
-	measureCalls, caseCalls                                 int
+	measureCalls, caseCalls                               int
 }
 
 // add counts one analysed report against the truth of its cells.
