@@ -83,8 +83,9 @@ func TestServerCPUExited(t *testing.T) {
 	}
 }
 
-// TestServerCPUForeign: a process of no one's, spinning beside the step,
-// shows as foreign CPU; the step without it is the baseline.
+// TestServerCPUForeign: a process neither the server's nor pglab's,
+// spinning beside the step, shows as foreign CPU, at least its own run
+// time; the step without it is logged as the baseline.
 func TestServerCPUForeign(t *testing.T) {
 	inst := pgtest.Shared(t, "")
 	idle := foreignStep(t, inst.DataDir(), nil)
@@ -113,8 +114,11 @@ func TestServerCPUForeign(t *testing.T) {
 	hogPct := 100 * float64(hogRun) / float64(busy.End.Sub(busy.Start)) / float64(cpus)
 	t.Logf("idle: %s", cpuFigures(idle))
 	t.Logf("a spinning sh beside (%.1f %% of %d CPUs): %s", hogPct, cpus, cpuFigures(busy))
-	if busy.ForeignPct < hogPct-5 || busy.ForeignPct < idle.ForeignPct+hogPct/2 {
-		t.Errorf("foreign CPU %.1f %% with a process using %.1f %% of the CPUs, %.1f %% without", busy.ForeignPct, hogPct, idle.ForeignPct)
+	// The machine is shared: other processes' load comes and goes
+	// between the two seconds, so the spinning process's own run time is
+	// the measure, not the idle second.
+	if hogPct < 20 || busy.ForeignPct < hogPct-5 {
+		t.Errorf("foreign CPU %.1f %% with a process using %.1f %% of the CPUs (%.1f %% without)", busy.ForeignPct, hogPct, idle.ForeignPct)
 	}
 }
 
@@ -202,11 +206,14 @@ func BenchmarkServerCPURead(b *testing.B) {
 		b.Fatal(err)
 	}
 	s := &ServerCPUSampler{proc: "/proc", client: selfCPU}
+	cpu, n := selfCPU(), 0
 	for b.Loop() {
 		if _, err := s.read(pid, procKey{}); err != nil {
 			b.Fatal(err)
 		}
+		n++
 	}
+	b.ReportMetric(float64((selfCPU()-cpu).Microseconds())/float64(n), "cpu-µs/op")
 	procs, _ := os.ReadDir("/proc")
 	b.ReportMetric(float64(len(procs)), "proc-entries")
 }

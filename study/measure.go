@@ -22,6 +22,9 @@ type Step struct {
 	Counters []observe.Metric
 	// OS is what the machine did during the step (local servers only).
 	OS *observe.OSSeries
+	// CPU is the CPU time of the server's processes, of pglab and of
+	// the machine's other work over the step (local servers only).
+	CPU *observe.ServerCPU
 	// Waits is what the server's sessions waited on during the step.
 	Waits *observe.WaitProfile
 	// Env are the counters of the environment's cgroup over the step
@@ -29,11 +32,14 @@ type Step struct {
 	Env *env.Counters
 }
 
-// osMetrics are the OS figures recorded with every measured step.
+// osMetrics are the OS figures recorded with every measured step: the
+// machine's CPU and disk (observe.OSSeries), and the CPU of the server's
+// processes, of pglab and of the rest of the machine (observe.ServerCPU).
 var osMetrics = map[string]bool{
 	"cpu_busy_pct": true, "cpu_user_pct": true, "cpu_sys_pct": true, "iowait_pct": true,
 	"disk_read_mb_s": true, "disk_write_mb_s": true, "disk_read_iops": true, "disk_write_iops": true,
 	"disk_read_mb_s_max": true, "disk_write_mb_s_max": true, "disk_util_pct": true,
+	"server_cpu_ms": true, "server_runq_ms": true, "client_cpu_ms": true, "steal_pct": true, "foreign_cpu_pct": true,
 }
 
 // Counter returns a counter difference by name.
@@ -60,7 +66,11 @@ func (s *Session) Measure(ctx context.Context, work *pgx.Conn, fn func(context.C
 // server's wait events; their summaries are recorded as metrics of the
 // current case (cpu_busy_pct, iowait_pct, disk_read_mb_s, …,
 // wait_pct:EVENT), bottlenecks become notes, and the series are kept as
-// artefacts "os-series" and "waits".
+// artefacts "os-series" and "waits". On a local server the CPU time of
+// the server's processes, of pglab and of the machine's other work over
+// the step are recorded too (server_cpu_ms, server_runq_ms,
+// client_cpu_ms, steal_pct, foreign_cpu_pct): how much the machine,
+// rather than PostgreSQL, moved the step's time.
 func (s *Session) MeasureStep(ctx context.Context, name string, work *pgx.Conn, fn func(context.Context) error) (*Step, error) {
 	if err := s.probeRoundTrip(ctx); err != nil {
 		return nil, err
@@ -103,9 +113,18 @@ func (s *Session) MeasureStep(ctx context.Context, name string, work *pgx.Conn, 
 	if err != nil {
 		return nil, err
 	}
+	var cpu *observe.ServerCPUSampler
+	if s.Target.DataDir != "" {
+		cpu = observe.StartServerCPU(s.Target.DataDir)
+	}
 	start := time.Now()
 	ferr := fn(ctx)
 	step := &Step{Elapsed: time.Since(start)}
+	if cpu != nil {
+		// Figures that could not be read are absent (a server that
+		// restarted, a kernel without per-process run times).
+		step.CPU, _ = cpu.Stop()
+	}
 	step.Env, err = stopEnvStep(envStep)
 	if err != nil && ferr == nil {
 		ferr = err
@@ -175,7 +194,7 @@ func (s *Session) closeObserver() {
 	}
 }
 
-// recordSampling records the OS and wait-event summaries of a step, its
+// recordSampling records the OS, CPU and wait-event summaries of a step, its
 // bottleneck notes, and the series as artefacts.
 func (s *Session) recordSampling(ctx context.Context, name string, step *Step) error {
 	if step.OS != nil {
@@ -190,6 +209,13 @@ func (s *Session) recordSampling(ctx context.Context, name string, step *Step) e
 		if data, err := json.Marshal(step.OS); err == nil {
 			if err := s.Artefact(ctx, "os-series", "application/json", data); err != nil {
 				return err
+			}
+		}
+	}
+	if step.CPU != nil {
+		for _, m := range step.CPU.Metrics() {
+			if osMetrics[m.Name] {
+				s.Record(m.Name, m.Value, unitText(m.Unit))
 			}
 		}
 	}
