@@ -78,11 +78,10 @@ func cutDeleted(link string) (string, bool) {
 	return strings.CutSuffix(link, " (deleted)")
 }
 
-// readProcess reads a live postgres process run by uid (zombies and other
-// programs are none: ok is false).
-func readProcess(pid, uid int) (p Process, ok bool) {
-	dir := "/proc/" + strconv.Itoa(pid)
-	stat, err := os.ReadFile(dir + "/stat")
+// readStat reads a live process's /proc/PID/stat (zombies are none: ok
+// is false): its PID, parents, group, session and start time.
+func readStat(pid int) (p Process, ok bool) {
+	stat, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
 	if err != nil {
 		return p, false
 	}
@@ -100,6 +99,17 @@ func readProcess(pid, uid int) (p Process, ok bool) {
 	p.PGID, _ = strconv.Atoi(f[2])
 	p.SID, _ = strconv.Atoi(f[3])
 	p.start, _ = strconv.ParseUint(f[19], 10, 64)
+	return p, true
+}
+
+// readProcess reads a live postgres process run by uid (zombies, exiting
+// processes and other programs are none: ok is false).
+func readProcess(pid, uid int) (p Process, ok bool) {
+	dir := "/proc/" + strconv.Itoa(pid)
+	p, ok = readStat(pid)
+	if !ok {
+		return p, false
+	}
 	exe, err := os.Readlink(dir + "/exe")
 	if exe, _ = cutDeleted(exe); err != nil || filepath.Base(exe) != "postgres" {
 		return p, false
@@ -238,7 +248,7 @@ func endProcesses(s scope, uid int, procs []Process, limit time.Duration) ([]Pro
 	for {
 		var left []string
 		for _, p := range ended {
-			if sameAlive(uid, p) {
+			if sameAlive(p) {
 				left = append(left, p.String())
 			}
 		}
@@ -253,9 +263,10 @@ func endProcesses(s scope, uid int, procs []Process, limit time.Duration) ([]Pro
 }
 
 // sameAlive reports whether p still runs (not reaped, no zombie) as the
-// same process.
-func sameAlive(uid int, p Process) bool {
-	cur, ok := readProcess(p.PID, uid)
+// same process. A process that is exiting has lost its executable and
+// working directory already but runs until it is a zombie.
+func sameAlive(p Process) bool {
+	cur, ok := readStat(p.PID)
 	return ok && cur.start == p.start
 }
 
