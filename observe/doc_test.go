@@ -23,6 +23,11 @@ func TestDocListsMetrics(t *testing.T) {
 			t.Errorf("VACUUM metric %s not in doc.go", name)
 		}
 	}
+	for _, m := range (&ServerCPU{PID: 1, Schedstat: true, machine: true}).Metrics() {
+		if !strings.Contains(doc, m.Name) {
+			t.Errorf("server CPU metric %s not in doc.go", m.Name)
+		}
+	}
 	for _, m := range (&OSSeries{Disks: []string{"x"}, Samples: []OSSample{{}}}).Metrics() {
 		if !strings.Contains(doc, strings.TrimSuffix(m.Name, "_max")) {
 			t.Errorf("OS metric %s not in doc.go", m.Name)

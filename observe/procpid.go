@@ -100,6 +100,27 @@ func postmasterPID(dataDir string) (int, error) {
 	return pid, nil
 }
 
+// checkPostmaster makes sure that pid is the server of dataDir: the
+// postmaster works in its data directory (/proc/PID/cwd). A PID from
+// another PID namespace (a server in a container) or a stale
+// postmaster.pid names another process, or none. Not knowing (no such
+// link, no permission) is not an error: the reads that follow will fail
+// if the process is not there.
+func checkPostmaster(root string, pid int, dataDir string) error {
+	cwd, err := os.Stat(root + "/" + strconv.Itoa(pid) + "/cwd")
+	if err != nil {
+		return nil
+	}
+	dir, err := os.Stat(dataDir)
+	if err != nil {
+		return fmt.Errorf("find the server's processes: %w", err)
+	}
+	if !os.SameFile(cwd, dir) {
+		return fmt.Errorf("find the server's processes: PID %d of %s works elsewhere (a server in another PID namespace, or a stale file)", pid, filepath.Join(dataDir, "postmaster.pid"))
+	}
+	return nil
+}
+
 // trim shortens a file's content for an error message.
 func trim(b []byte) string {
 	b = bytes.TrimSpace(b)

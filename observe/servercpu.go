@@ -82,9 +82,9 @@ type ServerCPUSampler struct {
 
 // StartServerCPU reads, now, the processes of the PostgreSQL instance
 // whose data directory is dataDir (the postmaster, from the first line of
-// postmaster.pid, and its children found by the parent PID in
-// /proc/*/stat), the machine's /proc/stat and this process's CPU. Stop
-// reads them again. Errors are reported by Stop.
+// postmaster.pid, checked to work in dataDir, and its children found by
+// the parent PID in /proc/*/stat), the machine's /proc/stat and this
+// process's CPU. Stop reads them again. Errors are reported by Stop.
 func StartServerCPU(dataDir string) *ServerCPUSampler {
 	return startServerCPU("/proc", dataDir, selfCPU)
 }
@@ -92,6 +92,11 @@ func StartServerCPU(dataDir string) *ServerCPUSampler {
 func startServerCPU(root procFS, dataDir string, client func() time.Duration) *ServerCPUSampler {
 	s := &ServerCPUSampler{proc: root, client: client}
 	pid, err := postmasterPID(dataDir)
+	if err == nil {
+		if err = checkPostmaster(string(root), pid, dataDir); err != nil {
+			pid = 0
+		}
+	}
 	s.first, s.err = s.read(pid, procKey{})
 	if err != nil {
 		s.err = err

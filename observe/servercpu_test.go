@@ -2,6 +2,8 @@ package observe
 
 import (
 	"math"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -149,4 +151,17 @@ func TestServerCPUAbsent(t *testing.T) {
 		t.Errorf("no server: %v", err)
 	}
 	onlyMachine("no server", c)
+
+	// postmaster.pid names a process working elsewhere: another PID
+	// namespace's server, or a stale file.
+	elsewhere := t.TempDir()
+	if err := os.WriteFile(filepath.Join(elsewhere, "postmaster.pid"), []byte("100\n"+elsewhere+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	s = startServerCPU("testdata/servercpu/start", elsewhere, func() time.Duration { return 0 })
+	c, err = s.Stop()
+	if err == nil || !strings.Contains(err.Error(), "works elsewhere") {
+		t.Errorf("another server's PID: %v", err)
+	}
+	onlyMachine("another server's PID", c)
 }
