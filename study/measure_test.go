@@ -87,7 +87,18 @@ func TestMeasureStepServerCPU(t *testing.T) {
 			t.Errorf("%s: recorded %v, want all of %v", name, got, units)
 		}
 		ms := float64(el.Microseconds()) / 1000
-		if cpu := got["server_cpu_ms"]; cpu < ms/2 || cpu > ms*1.1+20 {
+		cpu, runq := got["server_cpu_ms"], got["server_runq_ms"]
+		if cpu > ms*1.1+20 {
+			t.Errorf("%s: server_cpu_ms %.1f in a step of %.1f ms", name, cpu, ms)
+		}
+		switch {
+		case name == "open" && cpu+runq < ms/2:
+			// The backend, runnable throughout, was on a CPU or waiting
+			// for one (the wait of one that exited is not known).
+			t.Errorf("%s: server_cpu_ms %.1f and server_runq_ms %.1f in a step of %.1f ms", name, cpu, runq, ms)
+		case got["foreign_cpu_pct"]+got["steal_pct"] >= 40:
+			t.Logf("%s: a disturbed step, the CPUs were busy with other work", name)
+		case cpu < ms/2:
 			t.Errorf("%s: server_cpu_ms %.1f in a step of %.1f ms", name, cpu, ms)
 		}
 	}
