@@ -190,7 +190,10 @@
 // exiting while the processes are read would be counted twice or not at
 // all, so a read is repeated (three times at most) until the postmaster's
 // reaped time stayed still across it. schedstat counts a process's main
-// thread, which is the whole of every PostgreSQL process. As root every
+// thread, which is the whole of every PostgreSQL process. Programs the
+// children run (archive_command's, restore_command's shells) are the
+// instance's only once their parent exits: until then they count as
+// foreign. As root every
 // user's processes and postmaster.pid are readable; a server started by
 // another user is read by pglab running as that user.
 //
