@@ -57,6 +57,42 @@ type Design struct {
 
 	// Alpha is the level of the calls (the BH q); 0 means DefaultAlpha.
 	Alpha float64
+
+	// Paired marks the design of a paired family (Options.Paired,
+	// PlanPairedDesign): Family then counts the measures' gates, and
+	// Decide reads the whole study's cells.
+	Paired bool
+}
+
+// DefaultPairedStart is the first look of a paired design when none is
+// given: four rounds, two mirrored pairs, the fewest at which a paired t
+// test has three degrees of freedom and a gate over a few cases can pass.
+const DefaultPairedStart = 4
+
+// PlanPairedDesign returns the design of a paired family of gates
+// measures' tests (the report's primary measures × the targets compared
+// with the baseline) at level alpha (0: DefaultAlpha): looks at start
+// (0: DefaultPairedStart), then every second round (a mirrored pair) up to
+// cap (0: DefaultCap). With start ≥ cap the only look is cap. It panics
+// on gates < 1 or a negative start or cap.
+func PlanPairedDesign(gates int, alpha float64, start, cap int) Design {
+	if gates < 1 || start < 0 || cap < 0 {
+		panic(fmt.Sprintf("compare: PlanPairedDesign(%d, %v, %d, %d): need gates ≥ 1, start and cap ≥ 0", gates, alpha, start, cap))
+	}
+	if alpha == 0 {
+		alpha = DefaultAlpha
+	}
+	if cap == 0 {
+		cap = DefaultCap
+	}
+	if start == 0 {
+		start = DefaultPairedStart
+	}
+	looks := []int{cap}
+	if start < cap {
+		looks = lookSchedule(start, cap)
+	}
+	return Design{Looks: looks, Family: gates, Alpha: alpha, Paired: true}
 }
 
 // PlanDesign returns the design for a family of m tests at level alpha (0
@@ -176,6 +212,9 @@ func (d Design) Text() string {
 	if len(d.Looks) == 1 {
 		return fmt.Sprintf("Repetitions fixed at %d per side.", d.Cap())
 	}
+	if d.Paired {
+		return d.pairedText()
+	}
 	l := len(d.Looks)
 	return fmt.Sprintf("Repetitions chosen by the data (--reps auto): every case runs %d repetitions per side, "+
 		"then more in mirrored pairs of rounds while one of its primary figures is unresolved, up to %d; "+
@@ -197,4 +236,18 @@ func formatLevel(x float64) string { return strconv.FormatFloat(x, 'g', 3, 64) }
 // formatPercentLevel formats a confidence level: "95 %", "97.5 %".
 func formatPercentLevel(x float64) string {
 	return strconv.FormatFloat(math.Round(x*1000)/10, 'g', -1, 64) + " %"
+}
+
+// pairedText is Text for a paired design.
+func (d Design) pairedText() string {
+	l := len(d.Looks)
+	return fmt.Sprintf("Rounds chosen by the data (--reps auto): every case runs %d rounds (both targets next to each other in each), "+
+		"then more in mirrored pairs of rounds while one of its primary figures is unresolved, up to %d; "+
+		"its figures are looked at after %s rounds (%d looks). "+
+		"Each look tests at %s/%d = %s (Bonferroni over the looks), so a test's p is %d × the smallest p of its looks — "+
+		"each measure's gate over all its cases (%s), then its cases — and same needs the %s interval inside ± the floor at a look. "+
+		"A case stops early when every primary change is called or same; a call made at its look stands, on the data the case ended with.",
+		d.Start(), d.Cap(), d.LooksText(), l,
+		strconv.FormatFloat(d.alpha(), 'g', -1, 64), l, formatLevel(d.LookAlpha()), l,
+		plural(d.Family, "planned measure test"), formatPercentLevel(1-2*d.LookAlpha()))
 }

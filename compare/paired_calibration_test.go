@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"strings"
 	"testing"
 )
 
@@ -329,6 +330,104 @@ func TestPairedCalibrationPower(t *testing.T) {
 				100*float64(called)/float64(shifted), tally, 100*fdr)
 			if fdr > 0.05+2*math.Sqrt(0.05*0.95/float64(max(tally.calls, 1))) {
 				t.Errorf("%s n=%d: %.1f %% of the calls are false", name, n, 100*fdr)
+			}
+		}
+	}
+}
+
+// sequentialReport runs the stopping rule of d on a drawn report as the
+// runner does, study by study: every case to the first look, then at
+// each look each case still running asks DecideCases and goes on to the
+// next look unless done. It returns the report's family on the data the
+// cases ended with, and the mean rounds per case.
+func sequentialReport(t *testing.T, cells []simCell, shape pairedShape, d Design) (*Family, float64) {
+	reached := make([]int, len(cells)) // rounds per cell
+	caseOf := func(key string) string { return key[:strings.LastIndex(key, "/")] }
+	studyOf := func(key string) string { return key[:strings.Index(key, "/")] }
+	totalRounds, cases := 0, 0
+	for _, st := range shape {
+		var idx []int
+		for i, c := range cells {
+			if studyOf(c.key) == st.study {
+				idx = append(idx, i)
+			}
+		}
+		active := map[string]bool{}
+		for _, i := range idx {
+			active[caseOf(cells[i].key)] = true
+		}
+		for k, look := range d.Looks {
+			for _, i := range idx {
+				if active[caseOf(cells[i].key)] {
+					reached[i] = look
+				}
+			}
+			if k == len(d.Looks)-1 {
+				break
+			}
+			var fam []Cell
+			for _, i := range idx {
+				fam = append(fam, familyCells(cells[i:i+1], reached[i])...)
+			}
+			looks, err := d.DecideCases(fam, func(c Cell) string { return caseOf(c.Key) }, Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for cas := range active {
+				if active[cas] && looks[cas].Done {
+					active[cas] = false
+				}
+			}
+		}
+		seen := map[string]bool{}
+		for _, i := range idx {
+			if c := caseOf(cells[i].key); !seen[c] {
+				seen[c] = true
+				totalRounds += reached[i]
+				cases++
+			}
+		}
+	}
+	var fam []Cell
+	for i := range cells {
+		fam = append(fam, familyCells(cells[i:i+1], reached[i])...)
+	}
+	f, err := AnalyzeFamily(fam, Options{Paired: true, Design: &d})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return f, float64(totalRounds) / float64(cases)
+}
+
+// TestPairedCalibrationAuto simulates --reps auto with a paired design
+// (looks 4, 6, 8, 10): A/A reports under each model call something in at
+// most Alpha of them, and the changes of versionsShift are called.
+func TestPairedCalibrationAuto(t *testing.T) {
+	reports := 100 * calibrationScale(t)
+	d := PlanPairedDesign(11, 0.05, 0, 0)
+	for _, name := range []string{"drifting", "bimodal", "heavy", "quiet"} {
+		for _, shift := range []bool{false, true} {
+			sim := pairedSim{shape: quickPaired, model: pairedModels[name]}
+			label := "A/A"
+			if shift {
+				sim.shift, label = versionsShift, "versions"
+			}
+			rng := rand.New(rand.NewPCG(7, 0xC0))
+			var tally pairedTally
+			rounds := 0.0
+			for range reports {
+				cells := sim.draw(rng, d.Cap())
+				f, mean := sequentialReport(t, cells, quickPaired, d)
+				tally.add(f, cells)
+				rounds += mean
+			}
+			t.Logf("auto %-8s %-8s: %s; %.1f rounds per case", label, name, tally, rounds/float64(reports))
+			limit := 0.05 + 2*math.Sqrt(0.05*0.95/float64(reports))
+			if share := float64(tally.withCall) / float64(reports); !shift && share > limit {
+				t.Errorf("A/A %s: %.1f %% of reports call something, above %.1f %%", name, 100*share, 100*limit)
+			}
+			if fdr := float64(tally.falseCalls) / float64(max(tally.calls, 1)); shift && fdr > 0.05+2*math.Sqrt(0.05*0.95/float64(max(tally.calls, 1))) {
+				t.Errorf("versions %s: %.1f %% of the calls are false", name, 100*fdr)
 			}
 		}
 	}

@@ -128,6 +128,9 @@ func (d Design) Decide(cells []Cell, opts Options) (*CaseLook, error) {
 	if d.Family < 1 {
 		return nil, fmt.Errorf("compare: the stopping rule needs the planned family size, got %d", d.Family)
 	}
+	if d.Paired {
+		return d.decidePaired(cells, opts)
+	}
 	opts.Alpha, opts.Design = d.alpha(), &d
 	fam, err := AnalyzeFamily(cells, opts)
 	if err != nil {
@@ -241,4 +244,122 @@ func pairsAbove(x, y []float64) float64 {
 		}
 	}
 	return u
+}
+
+// DecideCases applies the rule of a paired design to the cases of a
+// study at once: cells are the study's cells so far, of every case (a
+// measure's gate reads them all), and caseOf names a cell's case. It
+// returns each case's decision. The study's gates are corrected as if the
+// report's other Family − k gates had p = 1, so that what is called here
+// stays called in the report. For a design that is not paired each case
+// is Decide on its own cells.
+func (d Design) DecideCases(cells []Cell, caseOf func(Cell) string, opts Options) (map[string]*CaseLook, error) {
+	byCase := map[string][]int{}
+	var order []string
+	for i, c := range cells {
+		k := caseOf(c)
+		if _, ok := byCase[k]; !ok {
+			order = append(order, k)
+		}
+		byCase[k] = append(byCase[k], i)
+	}
+	out := map[string]*CaseLook{}
+	if !d.Paired {
+		for _, k := range order {
+			var own []Cell
+			for _, i := range byCase[k] {
+				own = append(own, cells[i])
+			}
+			cl, err := d.Decide(own, opts)
+			if err != nil {
+				return nil, err
+			}
+			out[k] = cl
+		}
+		return out, nil
+	}
+	if err := d.Check(); err != nil {
+		return nil, err
+	}
+	fam, err := d.pairedFamily(cells, opts)
+	if err != nil {
+		return nil, err
+	}
+	for _, k := range order {
+		out[k] = d.casePaired(fam, cells, byCase[k])
+	}
+	return out, nil
+}
+
+// pairedFamily analyses a study's cells as the stopping rule of a paired
+// design sees them.
+func (d Design) pairedFamily(cells []Cell, opts Options) (*Family, error) {
+	if d.Family < 1 {
+		return nil, fmt.Errorf("compare: the stopping rule needs the planned number of measure tests, got %d", d.Family)
+	}
+	opts.Alpha, opts.Design, opts.Paired = d.alpha(), &d, true
+	if err := checkCells(cells, opts); err != nil {
+		return nil, err
+	}
+	return analyzePaired(cells, opts, d.Family)
+}
+
+// decidePaired is Decide for a paired design: every cell is the case's.
+func (d Design) decidePaired(cells []Cell, opts Options) (*CaseLook, error) {
+	fam, err := d.pairedFamily(cells, opts)
+	if err != nil {
+		return nil, err
+	}
+	idx := make([]int, len(cells))
+	for i := range idx {
+		idx[i] = i
+	}
+	return d.casePaired(fam, cells, idx), nil
+}
+
+// casePaired decides one case of a paired family from the outcomes of its
+// cells (indexes into cells and fam.Cells).
+func (d Design) casePaired(fam *Family, cells []Cell, idx []int) *CaseLook {
+	cl := &CaseLook{N: math.MaxInt, Counts: map[Resolution]int{}}
+	var own []CellResult
+	for _, i := range idx {
+		cr := fam.Cells[i]
+		own = append(own, cr)
+		if !cr.Callable || cells[i].Twin != "" {
+			continue
+		}
+		for _, c := range cr.Result.Changes {
+			cl.N = min(cl.N, c.N1, c.N2)
+			r := resolvePaired(c)
+			cl.Counts[r]++
+			if r == Pending {
+				cl.Pending = append(cl.Pending, cr.Key+": "+c.Target)
+			}
+		}
+	}
+	switch {
+	case cl.N == math.MaxInt:
+		cl.N, cl.Done, cl.Reason = reachedAny(&Family{Cells: own}), true, NoPrimary
+	case len(cl.Pending) == 0:
+		cl.Done, cl.Reason = true, cl.resolvedText()
+	case cl.N >= d.Cap():
+		cl.Done, cl.Reason = true, StopCap
+	}
+	return cl
+}
+
+// resolvePaired classifies one change of a callable cell of a paired
+// family by its outcome.
+func resolvePaired(c Change) Resolution {
+	switch {
+	case c.N1 == 0 || c.N2 == 0:
+		return Pending
+	case c.isExact() && (c.N1 < MinExactReps || c.N2 < MinExactReps):
+		return Pending
+	case c.Outcome == OutcomeChanged:
+		return ResolvedCalled
+	case c.Outcome == OutcomeSame:
+		return ResolvedSame
+	}
+	return Pending
 }
