@@ -336,6 +336,18 @@ type Change struct {
 	// Level is the level of the hierarchy at which the outcome was
 	// reached: its own test (LevelCase) or its measure's (LevelMeasure).
 	Level Level
+
+	// The noise of a paired change (NaN when not paired or under 3
+	// rounds): SpreadRound is the standard deviation of its rounds'
+	// changes and SpreadSide that of each side across the rounds, in
+	// percent; SideCorrelation the correlation of the two sides across
+	// the rounds, the share of their spread that moved both sides of a
+	// round together (the machine, not the targets). RoundsNeeded
+	// estimates the rounds an unresolved change would need to be called
+	// or found the same at its present estimate and spread (0: resolved,
+	// or not known).
+	SpreadRound, SpreadSide, SideCorrelation float64
+	RoundsNeeded                             int
 }
 
 // String returns the change as benchstat prints it in its "vs base" column:
@@ -620,7 +632,8 @@ func compareTargets(m Metric, alpha float64, b, t Summary, testVaried bool) (Cha
 		RatioEst:   nan, RatioLo: nan, RatioHi: nan, RatioConfidence: nan,
 		SameLo: nan, SameHi: nan,
 		MDEPercent: nan, MDEAlpha: alpha,
-		Q: nan,
+		Q:           nan,
+		SpreadRound: nan, SpreadSide: nan, SideCorrelation: nan,
 	}
 	if b.N == 0 || t.N == 0 {
 		c.P, c.Ratio, c.Percent = nan, nan, nan

@@ -166,8 +166,31 @@ func (f *Family) Change(key, target string) (Change, bool) {
 // about 0.15 false calls expected at q=0.05", with "; 2 exact metrics
 // differ" when callable exact metrics were called.
 func (f *Family) Text() string {
+	if f.Paired {
+		return f.pairedText()
+	}
 	s := fmt.Sprintf("%s; %d called; about %s false %s expected at q=%v",
 		plural(f.M, "comparison"), f.Called, formatExpected(f.ExpectedFalseCalls),
+		pluralWord(f.ExpectedFalseCalls, "call"), f.Alpha)
+	switch {
+	case f.ExactCalled == 1:
+		s += "; 1 exact metric differs"
+	case f.ExactCalled > 1:
+		s += fmt.Sprintf("; %d exact metrics differ", f.ExactCalled)
+	}
+	return s
+}
+
+// pairedText is Text for a paired family: "11 measures tested, 4 passed;
+// 66 comparisons; 9 called (7 on their own, 2 with their measure); about
+// 0.45 false calls expected at q=0.05".
+func (f *Family) pairedText() string {
+	s := fmt.Sprintf("%s tested, %d passed; %s; %d called", plural(f.MeasureTests, "measure"), f.MeasuresPassed,
+		plural(f.M, "comparison"), f.Called)
+	if f.Called > 0 {
+		s += fmt.Sprintf(" (%d on their own, %d with their measure)", f.CaseCalled, f.MeasureCalled)
+	}
+	s += fmt.Sprintf("; about %s false %s expected at q=%v", formatExpected(f.ExpectedFalseCalls),
 		pluralWord(f.ExpectedFalseCalls, "call"), f.Alpha)
 	switch {
 	case f.ExactCalled == 1:

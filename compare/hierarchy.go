@@ -570,6 +570,19 @@ func (f *Family) setPairedMDE(pc *pairedChange) {
 	}
 	if pc.pe != nil {
 		c.MDEPercent = pc.pe.halfWidthPercent(c.MDEAlpha)
+		c.SpreadRound, c.SpreadSide, c.SideCorrelation = pc.pe.spreads()
+		if c.Outcome == OutcomeUnresolved {
+			m, sd := pc.pe.meanSD()
+			floorDist := math.Log1p(c.Floor)
+			if pc.pe.scale == scaleDiff {
+				floorDist = c.Floor
+			}
+			sameAlpha := f.Alpha
+			if c.Looks > 0 {
+				sameAlpha /= float64(c.Looks)
+			}
+			c.RoundsNeeded = roundsNeeded(m, sd, floorDist, sameAlpha, c.MDEAlpha)
+		}
 	} else {
 		c.MDEPercent = pc.e.halfWidthPercent(c.MDEAlpha)
 	}

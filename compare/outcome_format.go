@@ -36,6 +36,10 @@ func (c Change) isExact() bool {
 //   - same: "same (within ±5 %; n=6)", "same (+3.0 %, within ±5 %; n=6)"
 //     when the test detected a change below the floor, or "=" for an exact
 //     metric;
+//   - in a paired family, a change called with its measure (LevelMeasure)
+//     reads "−12 %, faster (with its measure; p=0.030 q=… n=4)", and one
+//     the same as its measure "same (+1.2 %, its measure within ±5 %;
+//     n=4)";
 //   - unresolved: "~ (could not see changes under ±7.2 %; n=4)"; "~ (+3.1
 //     %, below the 5 % floor; n=6)" when the test passed below the floor;
 //     "~ (n=3+2: too few repetitions to call a change)" when the sample
@@ -58,10 +62,14 @@ func (c Change) OutcomeText() string {
 		return "?"
 	case c.Outcome == OutcomeChanged && c.isExact():
 		return c.effectText()
+	case c.Outcome == OutcomeChanged && c.Level == LevelMeasure:
+		return c.effectText() + " (with its measure; " + c.testText() + ")"
 	case c.Outcome == OutcomeChanged:
 		return c.effectText() + " (" + c.testText() + ")"
 	case c.Outcome == OutcomeSame && c.isExact():
 		return "="
+	case c.Outcome == OutcomeSame && c.Level == LevelMeasure:
+		return fmt.Sprintf("same (%s %%, its measure within ±%s %%; %s)", formatSignedNumber((c.RatioEst-1)*100), formatPct(c.Floor*100), n)
 	case c.Outcome == OutcomeSame && c.BelowFloor:
 		return fmt.Sprintf("same (%s %%, within ±%s %%; %s)", formatSignedNumber((c.RatioEst-1)*100), formatPct(c.Floor*100), n)
 	case c.Outcome == OutcomeSame:

@@ -30,6 +30,7 @@ type pairedEffect struct {
 	scale  effectScale
 	rounds []int     // ascending round numbers with a value on both sides
 	d      []float64 // the change of each round, on the effect's scale
+	b, t   []float64 // the paired values of each side, in round order
 }
 
 // newPairedEffect pairs the baseline's values b (in rounds rb) with the
@@ -79,6 +80,7 @@ func newPairedEffect(b, t []float64, rb, rt []int) *pairedEffect {
 	}
 	for _, p := range ps {
 		e.rounds = append(e.rounds, p.round)
+		e.b, e.t = append(e.b, p.b), append(e.t, p.t)
 		if positive {
 			e.d = append(e.d, math.Log(p.t)-math.Log(p.b))
 		} else {
@@ -101,7 +103,7 @@ func (e *pairedEffect) upTo(look int) *pairedEffect {
 	for k < len(e.rounds) && e.rounds[k] <= look {
 		k++
 	}
-	return &pairedEffect{scale: e.scale, rounds: e.rounds[:k], d: e.d[:k]}
+	return &pairedEffect{scale: e.scale, rounds: e.rounds[:k], d: e.d[:k], b: e.b[:k], t: e.t[:k]}
 }
 
 // ratio maps a difference on the effect's scale to a ratio.
@@ -241,3 +243,88 @@ type tKey struct {
 
 // tCache holds tQuantile's results.
 var tCache sync.Map
+
+// spreads returns the noise of the rounds: the standard deviation of
+// their changes (within a round), the pooled standard deviation of each
+// side across the rounds, both in percent (exp(sd) − 1 on the log scale),
+// and the correlation of the two sides across the rounds — how much of
+// each side's spread the machine gave both sides of a round. NaN where
+// there are fewer than 3 rounds or a side does not vary.
+func (e *pairedEffect) spreads() (round, side, corr float64) {
+	nan := math.NaN()
+	n := len(e.d)
+	if !e.ok() || n < 3 {
+		return nan, nan, nan
+	}
+	x, y := e.b, e.t
+	if e.scale == scaleLog {
+		x, y = logs(e.b), logs(e.t)
+	} else {
+		div := math.Abs(median(e.b))
+		x, y = divided(e.b, div), divided(e.t, div)
+	}
+	_, sdD := e.meanSD()
+	vx, vy, cxy := covariance(x, y)
+	pct := func(sd float64) float64 {
+		if e.scale == scaleLog {
+			return math.Expm1(sd) * 100
+		}
+		return sd * 100
+	}
+	round, side, corr = pct(sdD), pct(math.Sqrt((vx+vy)/2)), nan
+	if vx > 0 && vy > 0 {
+		corr = cxy / math.Sqrt(vx*vy)
+	}
+	return round, side, corr
+}
+
+// divided returns x divided by div.
+func divided(x []float64, div float64) []float64 {
+	out := make([]float64, len(x))
+	for i, v := range x {
+		out[i] = v / div
+	}
+	return out
+}
+
+// covariance returns the sample variances of x and y and their
+// covariance (x and y of equal length ≥ 2).
+func covariance(x, y []float64) (vx, vy, cxy float64) {
+	n := float64(len(x))
+	mx, my := 0.0, 0.0
+	for i := range x {
+		mx += x[i] / n
+		my += y[i] / n
+	}
+	for i := range x {
+		vx += (x[i] - mx) * (x[i] - mx)
+		vy += (y[i] - my) * (y[i] - my)
+		cxy += (x[i] - mx) * (y[i] - my)
+	}
+	return vx / (n - 1), vy / (n - 1), cxy / (n - 1)
+}
+
+// roundsNeeded estimates how many rounds would resolve a change whose
+// rounds moved by mean and sd (on the log or difference scale): as same,
+// when |mean| is below the floor, the rounds at which the one-sided
+// 1 − sameAlpha bound reaches the floor; as a call, when it is beyond,
+// those at which the two-sided 1 − callAlpha interval leaves 0. Normal
+// quantiles, plus two rounds for Student's tails. 0 when it cannot be
+// told (no spread, or the estimate right at the floor).
+func roundsNeeded(mean, sd, floorDist, sameAlpha, callAlpha float64) int {
+	if !(sd > 0) || math.IsNaN(mean) {
+		return 0
+	}
+	norm := stats.NormalDist{Mu: 0, Sigma: 1}
+	var z, gap float64
+	if m := math.Abs(mean); m < floorDist {
+		z, gap = norm.InvCDF(1-sameAlpha), floorDist-m
+	} else {
+		z, gap = norm.InvCDF(1-callAlpha/2), m
+	}
+	if gap < sd*1e-3 {
+		return 0
+	}
+	n := math.Ceil(math.Pow(z*sd/gap, 2)) + 2
+	return int(math.Min(n, 1e6))
+}

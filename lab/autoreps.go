@@ -1,6 +1,9 @@
 package lab
 
 import (
+	"encoding/binary"
+	"hash/fnv"
+	"math"
 	"slices"
 	"sync"
 	"time"
@@ -12,14 +15,14 @@ import (
 )
 
 // autoReps is --reps auto, the study runner's stopping rule: compare's
-// sequential design for the run's family (compare.PlanDesign), whose size
-// is known before the run — every study's cases (or the cases its runs
-// record into, study.Plan.Recorded) × its primary metrics that are tests
-// of their own × the targets compared with the baseline — and
-// the report's cells of each case (report.FamilyCells, with the study's
-// presentation) to decide on. A study without primary metrics, or without
-// a presentation (whose family cannot be known in advance), runs its
-// fixed count.
+// paired design (compare.PlanPairedDesign) for the run's measures, whose
+// number is known before the run — every study's primary metrics that are
+// tests of their own × the targets compared with the baseline — and the
+// report's cells of each study (report.FamilyCells, with the study's
+// presentation) to decide on: a measure's gate reads all its cases, so a
+// study's cases are decided together at each look. A study without
+// primary metrics, or without a presentation (whose family cannot be
+// known in advance), runs its fixed count.
 type autoReps struct {
 	design    compare.Design
 	minChange float64
@@ -27,6 +30,15 @@ type autoReps struct {
 	// presentations.
 	chosen map[string]*results.Presentation
 	budget *budget
+
+	// mu guards last: the decisions of a study's cases at its latest
+	// look, reused while the runner asks about each case in turn.
+	mu   sync.Mutex
+	last struct {
+		study string
+		sum   uint64 // measurementsSum of what they were decided from
+		cases map[string]*compare.CaseLook
+	}
 }
 
 // newAutoReps returns the stopping rule of spec for a run on targets
@@ -41,21 +53,16 @@ func newAutoReps(spec *Spec, targets int) *autoReps {
 	for _, sr := range spec.Studies {
 		info := sr.Study.Info()
 		k := ownTests(info.Presentation)
-		plan, err := sr.Study.Plan(sr.Params)
-		if k == 0 || err != nil {
+		if _, err := sr.Study.Plan(sr.Params); k == 0 || err != nil {
 			continue
 		}
 		a.chosen[info.Name] = info.Presentation
-		cases := len(plan.Cases)
-		if plan.Recorded > 0 {
-			cases = plan.Recorded // replay: its query fingerprints
-		}
-		m += cases * k * (targets - 1)
+		m += k * (targets - 1)
 	}
 	if m == 0 {
 		return nil
 	}
-	a.design = compare.PlanDesign(m, spec.Alpha, 0)
+	a.design = compare.PlanPairedDesign(m, spec.Alpha, 0, 0)
 	if spec.Budget > 0 {
 		a.budget = &budget{total: spec.Budget, start: time.Now(), left: len(spec.Studies)}
 	}
@@ -87,14 +94,53 @@ func (a *autoReps) Looks(name string, plan study.Plan) []int {
 	return a.design.Looks
 }
 
-// Decide applies the design's rule to the primary cells of one case.
-func (a *autoReps) Decide(name string, c study.Case, targets []string, ms []results.Measurement) (bool, string, error) {
-	cells := slices.DeleteFunc(report.FamilyCells(a.chosen[name], targets, ms), func(c compare.Cell) bool { return !c.Callable })
-	cl, err := a.design.Decide(cells, compare.Options{Alpha: a.design.Alpha, MinChange: a.minChange})
-	if err != nil {
-		return false, "", err
+// Decide applies the design's rule to one case of a study from the
+// study's measurements so far (ms: every case's). The cases of a study
+// are decided together, once per look; a study whose runs record into
+// cases of their own (replay) has one planned case, which owns them all.
+func (a *autoReps) Decide(name string, c study.Case, targets []string, ms []results.Measurement, recorded bool) (bool, string, error) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	sum := measurementsSum(ms)
+	if a.last.study != name || a.last.sum != sum || a.last.cases == nil {
+		cells := slices.DeleteFunc(report.FamilyCells(a.chosen[name], targets, ms), func(c compare.Cell) bool { return !c.Callable })
+		caseOf := func(cell compare.Cell) string {
+			if recorded {
+				return ""
+			}
+			return report.CellCase(cell)
+		}
+		looks, err := a.design.DecideCases(cells, caseOf, compare.Options{Alpha: a.design.Alpha, MinChange: a.minChange})
+		if err != nil {
+			return false, "", err
+		}
+		a.last.study, a.last.sum, a.last.cases = name, sum, looks
+	}
+	key := results.CaseKey(c.Labels)
+	if recorded {
+		key = ""
+	}
+	cl, ok := a.last.cases[key]
+	if !ok {
+		return false, "", nil // nothing measured yet in the case
 	}
 	return cl.Done, cl.Reason, nil
+}
+
+// measurementsSum is a checksum of measurements (FNV-1a over each one's
+// target, case, repetition, metric and value), which tells whether the
+// stopping rule was asked about the same data again.
+func measurementsSum(ms []results.Measurement) uint64 {
+	h := fnv.New64a()
+	var buf [8]byte
+	for _, m := range ms {
+		h.Write([]byte(m.Target + "\x00" + results.CaseKey(m.Case) + "\x00" + m.Metric + "\x00"))
+		binary.LittleEndian.PutUint64(buf[:], uint64(m.Rep))
+		h.Write(buf[:])
+		binary.LittleEndian.PutUint64(buf[:], math.Float64bits(m.Value))
+		h.Write(buf[:])
+	}
+	return h.Sum64()
 }
 
 // Afford reports whether the budget leaves the study room for d more.

@@ -10,9 +10,9 @@ import (
 	"github.com/pglab/pglab/study"
 )
 
-// TestAutoRepsFamily: the family of --reps auto is known before the run:
-// every study's cases × its primary metrics that are tests of their own ×
-// the targets compared with the baseline.
+// TestAutoRepsFamily: the measures of --reps auto are known before the
+// run: every study's primary metrics that are tests of their own × the
+// targets compared with the baseline.
 func TestAutoRepsFamily(t *testing.T) {
 	names, err := StudyNames("all")
 	if err != nil {
@@ -30,9 +30,11 @@ func TestAutoRepsFamily(t *testing.T) {
 	m := 0
 	for _, sr := range runs {
 		plan, _ := sr.Study.Plan(sr.Params)
-		m += len(plan.Cases) * ownTests(sr.Study.Info().Presentation)
+		if len(plan.Cases) > 0 {
+			m += ownTests(sr.Study.Info().Presentation)
+		}
 	}
-	if a.design.Family != m || m < 40 || !slices.Equal(a.design.Looks, []int{8, 10}) {
+	if a.design.Family != m || m < 10 || !a.design.Paired || !slices.Equal(a.design.Looks, []int{4, 6, 8, 10}) {
 		t.Errorf("family %d (want %d), looks %v", a.design.Family, m, a.design.Looks)
 	}
 	if _, ok := a.chosen["copy-errors"]; ok || a.chosen["vacuum"] == nil || a.chosen["commit"] == nil {
@@ -57,44 +59,62 @@ func TestAutoRepsFamily(t *testing.T) {
 		t.Error("a stopping rule for a fixed count or a single target")
 	}
 	plan, _ := runs[0].Study.Plan(runs[0].Params)
-	if a.Looks("copy-errors", plan) != nil || !slices.Equal(a.Looks("vacuum", plan), []int{8, 10}) {
+	if a.Looks("copy-errors", plan) != nil || !slices.Equal(a.Looks("vacuum", plan), []int{4, 6, 8, 10}) {
 		t.Error("Looks: copy-errors must keep its count, vacuum gets the design's")
 	}
 }
 
-// vacuumCase returns measurements of one vacuum case at n repetitions: the
-// VACUUM time of pg17 factor × pg16's, the WAL equal.
-func vacuumCase(n int, factor float64) []results.Measurement {
-	labels := map[string]string{"update_pct": "95", "index": "yes"}
+// vacuumCases returns measurements of the vacuum study's cases at n
+// repetitions: the VACUUM time of pg17 factor × pg16's (within ±1 % of
+// noise), the WAL equal.
+func vacuumCases(t *testing.T, n int, factor float64) ([]study.Case, []results.Measurement) {
+	runs, err := Studies([]string{"vacuum"}, nil, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	plan, err := runs[0].Study.Plan(runs[0].Params)
+	if err != nil {
+		t.Fatal(err)
+	}
 	var ms []results.Measurement
-	for rep := 1; rep <= n; rep++ {
-		for _, tg := range []string{"pg16", "pg17"} {
-			f := 1.0
-			if tg == "pg17" {
-				f = factor
+	for ci, c := range plan.Cases {
+		for rep := 1; rep <= n; rep++ {
+			for ti, tg := range []string{"pg16", "pg17"} {
+				f := 1.0
+				if tg == "pg17" {
+					f = factor
+				}
+				noise := 1 + 0.01*float64((rep*7+ci*3+ti*5)%5-2)/2
+				ms = append(ms,
+					results.Measurement{Target: tg, Study: "vacuum", Case: c.Labels, Rep: rep, Metric: "elapsed_ms", Value: f * (100 + float64(rep%3)) * noise, Unit: "ms", Direction: results.DirectionLower},
+					results.Measurement{Target: tg, Study: "vacuum", Case: c.Labels, Rep: rep, Metric: "wal_bytes", Value: 1e6 + float64(rep%2), Unit: "bytes", Direction: results.DirectionLower},
+					results.Measurement{Target: tg, Study: "vacuum", Case: c.Labels, Rep: rep, Metric: "cpu_user_s", Value: float64(rep), Unit: "s"})
 			}
-			ms = append(ms,
-				results.Measurement{Target: tg, Study: "vacuum", Case: labels, Rep: rep, Metric: "elapsed_ms", Value: f * (100 + float64(rep%3)), Unit: "ms", Direction: results.DirectionLower},
-				results.Measurement{Target: tg, Study: "vacuum", Case: labels, Rep: rep, Metric: "wal_bytes", Value: 1e6 + float64(rep%2), Unit: "bytes", Direction: results.DirectionLower},
-				results.Measurement{Target: tg, Study: "vacuum", Case: labels, Rep: rep, Metric: "cpu_user_s", Value: float64(rep), Unit: "s"})
 		}
 	}
-	return ms
+	return plan.Cases, ms
 }
 
+// TestAutoRepsDecide: the cases of a study are decided from all of its
+// measurements; a consistent 2× change across the four cases is called
+// at the first look, 4 rounds.
 func TestAutoRepsDecide(t *testing.T) {
 	names, _ := StudyNames("all")
 	runs, _ := Studies(names, nil, true)
 	a := newAutoReps(&Spec{Studies: runs}, 2)
-	c := study.Case{Name: "95 % + index"}
-	done, why, err := a.Decide("vacuum", c, []string{"pg16", "pg17"}, vacuumCase(8, 0.5))
-	if err != nil || !done || why != "called, same" {
-		t.Errorf("2× faster, WAL equal: done %v, %q, %v", done, why, err)
+	cases, ms := vacuumCases(t, 4, 0.5)
+	for _, c := range cases {
+		done, why, err := a.Decide("vacuum", c, []string{"pg16", "pg17"}, ms, false)
+		if err != nil || !done || why != "called, same" {
+			t.Errorf("%s: 2× faster, WAL equal: done %v, %q, %v", c.Name, done, why, err)
+		}
 	}
-	// Before the first look the time cannot be called yet.
-	done, _, _ = a.Decide("vacuum", c, []string{"pg16", "pg17"}, vacuumCase(6, 0.5))
-	if done {
-		t.Error("done at 6 repetitions, below the first look")
+	// No change beyond ±1 % of noise: every case is the same.
+	cases, ms = vacuumCases(t, 4, 1)
+	for _, c := range cases {
+		if done, why, err := a.Decide("vacuum", c, []string{"pg16", "pg17"}, ms, false); !done || why != "same" || err != nil {
+			t.Errorf("%s: no change: done %v, %q, %v", c.Name, done, why, err)
+		}
 	}
 }
 

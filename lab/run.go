@@ -118,7 +118,7 @@ func (l *Lab) manifest() map[string]any {
 	m := map[string]any{"quick": s.Quick, "reps": s.Reps, "checksums": s.Checksums}
 	if a := l.auto; a != nil {
 		m["reps"] = "auto"
-		m["design"] = map[string]any{"looks": a.design.Looks, "family": a.design.Family, "alpha": a.design.Alpha}
+		m["design"] = map[string]any{"looks": a.design.Looks, "family": a.design.Family, "alpha": a.design.Alpha, "paired": a.design.Paired}
 		if s.Budget > 0 {
 			m["budget"] = s.Budget.String()
 		}

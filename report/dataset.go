@@ -175,6 +175,9 @@ type MetricGroup struct {
 	Exact     bool
 	Direction results.Direction
 	Samples   map[string][]float64
+	// Rounds holds each sample's repetition (its round), in the order
+	// of Samples.
+	Rounds map[string][]int
 }
 
 // Groups organises the measurements by study, case and metric, each in the
@@ -234,10 +237,11 @@ func (d *Dataset) Groups() []StudyGroup {
 		if !ok {
 			mi = len(cg.Metrics)
 			metricIdx[m.Study][key][m.Metric] = mi
-			cg.Metrics = append(cg.Metrics, MetricGroup{Name: m.Metric, Unit: m.Unit, Exact: m.Exact, Direction: m.Direction, Samples: map[string][]float64{}})
+			cg.Metrics = append(cg.Metrics, MetricGroup{Name: m.Metric, Unit: m.Unit, Exact: m.Exact, Direction: m.Direction, Samples: map[string][]float64{}, Rounds: map[string][]int{}})
 		}
 		mg := &cg.Metrics[mi]
 		mg.Samples[m.Target] = append(mg.Samples[m.Target], m.Value)
+		mg.Rounds[m.Target] = append(mg.Rounds[m.Target], m.Rep)
 	}
 	// Keep the studies and cases that have measurements, or outcomes.
 	hasNote := map[string]map[string]bool{}

@@ -5,8 +5,11 @@
 // Every format is made from the same analysis, so that they agree figure
 // for figure: per study, case and metric, the median of the repetitions on
 // each target with its 95 % confidence interval, and each target compared
-// with the first (the baseline) by package compare (Mann-Whitney U, the
-// change as a factor or percentage, the verdict, benchstat's warnings).
+// with the first (the baseline) by package compare: round by round within
+// a run (the paired t test of the rounds' ratios, each primary measure
+// tested over its cases before them, compare.Options.Paired), by the
+// Mann-Whitney U test across runs; the change as a factor or percentage,
+// the level of a call, the verdict, benchstat's warnings.
 //
 //   - WriteMarkdown mirrors the seed articles' tables: a summary of the
 //     headline changes, the setup (servers, data checksums, settings that

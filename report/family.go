@@ -25,6 +25,28 @@ func cellKey(study, caseKey, metric string) string {
 	return study + "\x00" + caseKey + "\x00" + metric
 }
 
+// CellCase returns the key of the case a family cell of FamilyCells
+// belongs to.
+func CellCase(c compare.Cell) string {
+	parts := strings.SplitN(c.Key, "\x00", 3)
+	if len(parts) < 2 {
+		return ""
+	}
+	return parts[1]
+}
+
+// measureKey names a measure of the family: one metric of a study,
+// whose cells are its cases.
+func measureKey(study, metric string) string {
+	return study + "\x00" + metric
+}
+
+// measureMetric returns the metric of a measure's key.
+func measureMetric(key string) string {
+	_, metric, _ := strings.Cut(key, "\x00")
+	return metric
+}
+
 // callable reports whether a metric of a study presented as p can be
 // called a change: the study's primary metrics (the headline tables; a
 // study without a presentation has every metric primary). Facts,
@@ -90,7 +112,7 @@ func (d *Dataset) analyzeAll(groups []StudyGroup) (*analysis, error) {
 			}
 		}
 	}
-	fam, err := compare.AnalyzeFamily(cells, compare.Options{Alpha: d.alpha(), MinChange: d.minChange()})
+	fam, err := compare.AnalyzeFamily(cells, compare.Options{Alpha: d.alpha(), MinChange: d.minChange(), Paired: true})
 	if err != nil {
 		return nil, err
 	}
@@ -107,6 +129,7 @@ func (d *Dataset) analyzeAll(groups []StudyGroup) (*analysis, error) {
 func familyCell(p *results.Presentation, study string, cg CaseGroup, mg MetricGroup, in compare.Input) compare.Cell {
 	cell := compare.Cell{
 		Key:      cellKey(study, cg.Key, mg.Name),
+		Measure:  measureKey(study, mg.Name),
 		Input:    in,
 		Callable: callable(p, mg.Name),
 		Floor:    metricFloor(mg),
@@ -153,6 +176,13 @@ func (d *Dataset) input(mg MetricGroup, names []string) compare.Input {
 		Metric:  compare.Metric{Name: mg.Name, Unit: compare.Unit(mg.Unit), Direction: dir, Exact: mg.Exact},
 		Order:   names,
 		Samples: samples,
+	}
+	if d.Interleaved() {
+		// One run: the targets of a round ran next to each other.
+		in.Rounds = map[string][]int{}
+		for _, n := range names {
+			in.Rounds[n] = mg.Rounds[n]
+		}
 	}
 	if len(names) > 1 {
 		in.Baseline = names[0]
@@ -317,10 +347,14 @@ func (v *view) howToReadChanges(base, a string, exact bool) []string {
 	if v.Family != nil {
 		floor, m = formatPercent(v.Family.MinChange), v.Family.M
 	}
+	measures := 0
+	if v.Family != nil {
+		measures = v.Family.MeasureTests
+	}
 	out := []string{
-		"Each change compares a target with " + base + " by the two-sided Mann-Whitney U test over the repetitions, as benchstat does; the size of a change is the Hodges-Lehmann estimate of the ratio (the median of the pairwise ratios), with its exact (Moses) confidence interval.",
-		fmt.Sprintf("A report runs many tests: the changes of the primary figures (the headline tables, %s here) form one family, and their p-values are adjusted with Benjamini-Hochberg (q in brackets). A change is called (bold) only when q ≤ %s and it is at least the floor, ±%s (--min-change; exact counts have a floor of 0). Across the family, at most about %s of the calls are expected to be false; when nothing changed at all, the chance of any call is at most %s.", plural(m, "comparison"), a, floor, a, a),
-		"same means the 90 % confidence interval of the ratio lies within ± the floor: the targets are equal for practical purposes (two one-sided tests at α). ~ means unresolved: neither a call nor same; \"could not see changes under ±7 %\" gives the smallest change these repetitions could have detected, and \"below the floor\" a change that passed the test but is smaller than the floor. More repetitions (--reps) narrow what ~ hides.",
+		"Each change compares a target with " + base + " round by round: in every round (repetition) the two ran next to each other, in mirrored pairs of rounds whose order was drawn at random, so whatever moved the machine between rounds moved both. The size of a change is the geometric mean of its rounds' ratios, with Student's confidence interval, and its test the paired t test of their logarithms. (Runs compared after the fact have no rounds in common: their changes use the Mann-Whitney U test and the Hodges-Lehmann ratio of two unpaired samples.)",
+		fmt.Sprintf("A report runs many tests, so they are made in two levels. First each measure — a primary figure over all the cases of its study, e.g. COPY TO time over the four row sizes — is tested as one question, by a randomization test of the signs of its rounds' changes (no assumption on their distribution); these %s are adjusted with Benjamini-Hochberg. Only the cases of a measure that passed are tested, Benjamini-Hochberg among them at q·R/M (R of the M measures passed; %s here); q in brackets is the larger of the measure's and the case's. A change is called (bold) when q ≤ %s and it is at least the floor, ±%s (--min-change; exact counts have a floor of 0). A case whose own test falls short is called \"with its measure\" when its measure passed and changed beyond the floor, and it moved the same way beyond the floor with p ≤ %s. When nothing changed at all, the chance of any call is at most %s; of the calls, about %s are expected to be false.", plural(measures, "measure test"), plural(m, "comparison"), a, floor, a, a, a),
+		"same means the 90 % confidence interval of the change lies within ± the floor: the targets are equal for practical purposes (two one-sided tests at α); \"its measure within ±5 %\" means the measure as a whole (the mean change over its cases, with its 90 % interval) lies within the floor and so does every case's estimate. ~ means unresolved: neither a call nor same; \"could not see changes under ±7 %\" gives the smallest change these rounds could have detected, and \"below the floor\" a change that passed the test but is smaller than the floor. More rounds (--reps) or a quieter machine narrow what ~ hides.",
 		"Auxiliary figures (CPU, disk, wait events, further metrics) are tested and shown but never called: they explain the primary ones.",
 		"Times and rates that changed by a factor of 2 or more read \"5.7× faster\" or \"2.3× slower\"; other changes are percentages of the first target's median (\"−69 %\"), and values that are percentages change in percentage points (pp). \"better\" and \"worse\" follow each metric's direction: less time and less WAL are better, more throughput is better.",
 	}

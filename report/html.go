@@ -209,6 +209,7 @@ const pageHTML = `<!DOCTYPE html>
 <h2>{{.Heading}}</h2>
 {{with .About}}<p class="about">{{.}}</p>{{end}}
 {{with .LoadLine}}<p class="about">{{.}}</p>
+{{end}}{{range .Noise}}<p class="about noise">{{.Text}}</p>
 {{end}}{{with .ChartsHTML}}<div class="charts">{{range .}}<figure class="chart"><figcaption>{{.Title}}</figcaption>{{.SVG}}</figure>{{end}}</div>{{end}}
 {{if .Matrix}}<div class="scroll"><table class="matrix">
 <thead><tr><th>case</th>{{range .Targets}}<th>{{.}}</th>{{end}}</tr></thead>

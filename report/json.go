@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"io"
 	"math"
+	"strings"
 	"time"
 
 	"github.com/pglab/pglab/compare"
@@ -144,6 +145,11 @@ type jsonStudy struct {
 	// out, the window measured, the precision reached (the figures are
 	// warmup_s, measured_s, tps_ci_pct and ended_by_precision).
 	LoadRuns string `json:"load_runs,omitempty"`
+	// Noise is the study's noise statement per target compared with
+	// the baseline: how much of the spread came from the machine, what
+	// the machine did during the steps, the rounds disturbed by foreign
+	// load, and what would resolve what is unresolved.
+	Noise []noiseFigures `json:"noise,omitempty"`
 }
 
 // jsonOutput is one text artefact: what the server (or a program) said
@@ -232,6 +238,43 @@ type jsonChange struct {
 	LookN     int      `json:"look_n,omitempty"`
 	RawP      *float64 `json:"raw_p,omitempty"`
 	SameLookN int      `json:"same_look_n,omitempty"`
+
+	// A paired change (the rounds of one run): the rounds compared, the
+	// level its outcome was reached at ("case": its own test; "measure":
+	// its measure's), its measure, and its noise: the spread of its
+	// rounds' changes and of each side across the rounds (percent), the
+	// correlation of the two sides across the rounds (what the machine
+	// moved together), and the rounds an unresolved change would need.
+	Pairs           int      `json:"pairs,omitempty"`
+	Level           string   `json:"level,omitempty"`
+	Measure         string   `json:"measure,omitempty"`
+	SpreadRound     *float64 `json:"spread_round_percent,omitempty"`
+	SpreadSide      *float64 `json:"spread_side_percent,omitempty"`
+	SideCorrelation *float64 `json:"side_correlation,omitempty"`
+	RoundsNeeded    int      `json:"rounds_needed,omitempty"`
+}
+
+// jsonMeasure is the test of one measure (a primary metric of a study
+// over its cases) for one target: its gate, its change as a whole and
+// the calls among its cases by level.
+type jsonMeasure struct {
+	Study        string   `json:"study"`
+	Metric       string   `json:"metric"`
+	Target       string   `json:"target"`
+	Baseline     string   `json:"baseline"`
+	Cases        int      `json:"cases"`
+	Rounds       int      `json:"rounds_with_sign"`
+	P            *float64 `json:"p"`
+	RawP         *float64 `json:"raw_p"`
+	Q            *float64 `json:"q"`
+	Passed       bool     `json:"passed"`
+	RatioEst     *float64 `json:"ratio_estimate"`
+	RatioLow     *float64 `json:"ratio_ci_low"`
+	RatioHigh    *float64 `json:"ratio_ci_high"`
+	Outcome      string   `json:"outcome"`
+	Verdict      string   `json:"verdict"`
+	CaseCalls    int      `json:"case_calls"`
+	MeasureCalls int      `json:"measure_calls"`
 }
 
 // jsonReps is --reps auto: the rule, its looks and family, the budget,
@@ -266,6 +309,13 @@ type jsonFamily struct {
 	MinChangePercent float64 `json:"min_change_percent"`
 	// Text is the same in a sentence.
 	Text string `json:"text"`
+	// A paired family: the measures' tests (MeasureTests of them,
+	// MeasuresPassed passed), and the calls by level.
+	MeasureTests   int           `json:"measure_tests,omitempty"`
+	MeasuresPassed int           `json:"measures_passed,omitempty"`
+	CaseCalled     int           `json:"case_called,omitempty"`
+	MeasureCalled  int           `json:"measure_called,omitempty"`
+	Measures       []jsonMeasure `json:"measures,omitempty"`
 }
 
 type jsonGeomean struct {
@@ -369,7 +419,15 @@ func (v *view) jsonDoc() jsonDoc {
 	if f := v.Family; f != nil {
 		doc.ExpectedFalseCalls = f.ExpectedFalseCalls
 		doc.Family = &jsonFamily{Comparisons: f.M, RawSignificant: f.RawSignificant, ExpectedRaw: f.ExpectedFalseRaw,
-			Called: f.Called, ExactCalled: f.ExactCalled, Q: f.Alpha, MinChangePercent: f.MinChange * 100, Text: f.Text()}
+			Called: f.Called, ExactCalled: f.ExactCalled, Q: f.Alpha, MinChangePercent: f.MinChange * 100, Text: f.Text(),
+			MeasureTests: f.MeasureTests, MeasuresPassed: f.MeasuresPassed, CaseCalled: f.CaseCalled, MeasureCalled: f.MeasureCalled}
+		for _, m := range f.Measures {
+			study, metric, _ := strings.Cut(m.Key, "\x00")
+			doc.Family.Measures = append(doc.Family.Measures, jsonMeasure{Study: study, Metric: metric, Target: m.Target, Baseline: m.Baseline,
+				Cases: m.Cases, Rounds: m.Units, P: jnum(m.P), RawP: jnum(m.RawP), Q: jnum(m.Q), Passed: m.Passed,
+				RatioEst: jnum(m.RatioEst), RatioLow: jnum(m.RatioLo), RatioHigh: jnum(m.RatioHi),
+				Outcome: m.Outcome.String(), Verdict: m.Verdict.String(), CaseCalls: m.CaseCalls, MeasureCalls: m.MeasureCalls})
+		}
 	}
 	doc.Repetitions = v.jsonReps()
 	doc.Summary = []jsonHeadline{}
@@ -391,7 +449,7 @@ func (v *view) jsonDoc() jsonDoc {
 
 func (sv *studyView) jsonStudy(d *Dataset) jsonStudy {
 	js := jsonStudy{Name: sv.Name, Title: sv.Title, Source: sv.Source, Reps: sv.Reps, Targets: sv.Targets,
-		Cases: []jsonCase{}, Metrics: []jsonMetric{}, Warnings: sv.General, LoadRuns: sv.LoadLine}
+		Cases: []jsonCase{}, Metrics: []jsonMetric{}, Warnings: sv.General, LoadRuns: sv.LoadLine, Noise: sv.Noise}
 	if js.Targets == nil {
 		js.Targets = []string{}
 	}
@@ -503,6 +561,11 @@ func jsonMetricOf(caseName string, res *compare.Result, primary bool) jsonMetric
 		jc.RatioEst, jc.RatioLow, jc.RatioHigh, jc.RatioConf = jnum(c.RatioEst), jnum(c.RatioLo), jnum(c.RatioHi), jnum(c.RatioConfidence)
 		if c.Looks > 0 {
 			jc.Looks, jc.LookN, jc.RawP, jc.SameLookN = c.Looks, c.Look, jnum(c.RawP), c.SameLook
+		}
+		jc.Pairs, jc.Level, jc.RoundsNeeded = c.Pairs, c.Level.String(), c.RoundsNeeded
+		if c.Pairs > 0 {
+			jc.Measure = measureMetric(c.Measure)
+			jc.SpreadRound, jc.SpreadSide, jc.SideCorrelation = jnum(c.SpreadRound), jnum(c.SpreadSide), jnum(c.SideCorrelation)
 		}
 		jm.Changes = append(jm.Changes, jc)
 	}

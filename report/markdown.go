@@ -93,7 +93,7 @@ func (v *view) writeMarkdown(w *bufio.Writer) {
 // howToReadBrief is the one paragraph a brief report has of "How to read
 // this".
 func (v *view) howToReadBrief() string {
-	s := fmt.Sprintf("How to read this: each figure is the median of the repetitions; a change of a primary figure is called (bold) only when it passes the Mann-Whitney U test after the Benjamini-Hochberg correction across the report (q ≤ %s) and is at least the floor in size; \"same\" means its confidence interval lies within ± the floor; ~ means unresolved, with the smallest change the repetitions could have seen; marks such as ¹ point to the footnotes under each study.", formatAlpha(v.Alpha))
+	s := fmt.Sprintf("How to read this: each figure is the median of the repetitions; a change of a primary figure is compared round by round and called (bold) only when its measure, tested over all its cases, and then its case pass the Benjamini-Hochberg correction across the report (q ≤ %s) and it is at least the floor in size (\"with its measure\" when its measure's call carries it); \"same\" means its confidence interval lies within ± the floor; ~ means unresolved, with the smallest change the repetitions could have seen; marks such as ¹ point to the footnotes under each study.", formatAlpha(v.Alpha))
 	for _, g := range v.general {
 		s += " Every figure of every study: " + g + "."
 	}
@@ -256,7 +256,7 @@ func (v *view) statisticsLine() string {
 	if v.Family != nil {
 		floor = v.Family.MinChange
 	}
-	return fmt.Sprintf("median of the repetitions with its 95 %% confidence interval; each target compared with the first by the two-sided Mann-Whitney U test, the primary figures' tests as one family with Benjamini-Hochberg at q = %s and a floor of ±%s", formatAlpha(v.Alpha), formatPercent(floor))
+	return fmt.Sprintf("median of the repetitions with its 95 %% confidence interval; each target compared with the first round by round (paired t test of the rounds' ratios), each primary measure tested over its cases first, then its cases, with Benjamini-Hochberg at q = %s and a floor of ±%s", formatAlpha(v.Alpha), formatPercent(floor))
 }
 
 func formatAlpha(a float64) string {
@@ -302,6 +302,9 @@ func (sv *studyView) writeMarkdown(w *bufio.Writer) {
 	}
 	if sv.LoadLine != "" {
 		fmt.Fprintf(w, "\n%s\n", mdText(sv.LoadLine))
+	}
+	for _, nf := range sv.Noise {
+		fmt.Fprintf(w, "\n%s\n", mdText(nf.Text))
 	}
 	if sv.Matrix != nil {
 		fmt.Fprintln(w)

@@ -17,6 +17,7 @@ type repsExtra struct {
 		Looks  []int   `json:"looks"`
 		Family int     `json:"family"`
 		Alpha  float64 `json:"alpha"`
+		Paired bool    `json:"paired"`
 	} `json:"design"`
 	Budget string `json:"budget"`
 }
@@ -51,7 +52,7 @@ func (d *Dataset) studyDesign(study string) *compare.Design {
 	if !ok || len(sr.Looks) == 0 || !d.Interleaved() {
 		return nil
 	}
-	des := &compare.Design{Looks: sr.Looks, Alpha: d.alpha()}
+	des := &compare.Design{Looks: sr.Looks, Alpha: d.alpha(), Paired: true}
 	if e := d.repsExtra(); e.Design != nil {
 		des.Family = e.Design.Family
 	}
@@ -84,7 +85,7 @@ func (v *view) buildReps() {
 	var rv repsView
 	e := d.repsExtra()
 	if e.Design != nil && len(e.Design.Looks) > 0 {
-		rv.Rule = compare.Design{Looks: e.Design.Looks, Family: e.Design.Family, Alpha: d.alpha()}.Text()
+		rv.Rule = compare.Design{Looks: e.Design.Looks, Family: e.Design.Family, Alpha: d.alpha(), Paired: e.Design.Paired}.Text()
 	}
 	if rv.Rule == "" {
 		return // fixed counts: each study's header says its count

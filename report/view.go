@@ -97,6 +97,9 @@ type studyView struct {
 	// point to with marks.
 	Foot   []string
 	Charts []results.Chart
+	// Noise are the study's noise statements, one per target compared
+	// with the baseline (noise.go).
+	Noise []noiseFigures
 	// Texts are the study's text artefacts (what the server said), by
 	// kind and case.
 	Texts []textGroup
@@ -331,6 +334,7 @@ func buildStudy(d *Dataset, sg StudyGroup, res map[string]map[string]*compare.Re
 	sv.attachNotes(d, o)
 	sv.numberFootnotes()
 	sv.buildTexts(d, p)
+	sv.buildNoise()
 	sv.brief = o.Brief
 	return sv, nil
 }

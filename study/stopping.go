@@ -21,10 +21,13 @@ type Stopping interface {
 	// study's own fixed count (a study with nothing to call).
 	Looks(study string, plan Plan) []int
 
-	// Decide says whether a case is done, and why, from its
-	// measurements on every target so far (targets in report order, the
-	// first the baseline; every target has the same repetitions).
-	Decide(study string, c Case, targets []string, ms []results.Measurement) (done bool, reason string, err error)
+	// Decide says whether a case is done, and why, from the study's
+	// measurements so far, of every case on every target (targets in
+	// report order, the first the baseline; every target has the same
+	// repetitions): a measure is tested across its cases. recorded says
+	// that the study's runs record into cases of their own (Plan.Recorded):
+	// its one planned case owns them all.
+	Decide(study string, c Case, targets []string, ms []results.Measurement, recorded bool) (done bool, reason string, err error)
 
 	// Afford reports whether the run's time budget leaves room for the
 	// study to spend d more, from now; a Stopping without a budget
@@ -111,7 +114,7 @@ func (r *Runner) look(rs *runState, plan Plan, active []int, reached []CaseReps,
 	var cost time.Duration
 	for _, ci := range active {
 		c := plan.Cases[ci]
-		done, why, err := r.Stopping.Decide(rs.info.Name, c, names, rs.caseMeasurements(c, plan.Recorded > 0))
+		done, why, err := r.Stopping.Decide(rs.info.Name, c, names, rs.measurements(), plan.Recorded > 0)
 		if err != nil {
 			return nil, fmt.Errorf("study %s: %s: stopping rule: %w", rs.info.Name, caseTitle(c), err)
 		}
@@ -133,19 +136,13 @@ func (r *Runner) look(rs *runState, plan Plan, active []int, reached []CaseReps,
 	return goOn, nil
 }
 
-// caseMeasurements returns the measurements of case c on every target so
-// far; all of the study's when its runs record into other cases
-// (Plan.Recorded).
-func (rs *runState) caseMeasurements(c Case, recorded bool) []results.Measurement {
-	key := results.CaseKey(c.Labels)
+// measurements returns the study's measurements so far, of every case on
+// every target.
+func (rs *runState) measurements() []results.Measurement {
 	var out []results.Measurement
 	for _, s := range rs.sessions {
 		s.mu.Lock()
-		for _, m := range s.all {
-			if recorded || results.CaseKey(m.Case) == key {
-				out = append(out, m)
-			}
-		}
+		out = append(out, s.all...)
 		s.mu.Unlock()
 	}
 	return out

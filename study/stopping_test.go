@@ -55,10 +55,12 @@ type scriptedStopping struct {
 
 func (s *scriptedStopping) Looks(study string, plan Plan) []int { return s.looks }
 
-func (s *scriptedStopping) Decide(study string, c Case, targets []string, ms []results.Measurement) (bool, string, error) {
+func (s *scriptedStopping) Decide(study string, c Case, targets []string, ms []results.Measurement, recorded bool) (bool, string, error) {
 	per := map[string]int{}
 	for _, m := range ms {
-		per[m.Target]++
+		if results.CaseKey(m.Case) == results.CaseKey(c.Labels) {
+			per[m.Target]++
+		}
 	}
 	n := per[targets[0]]
 	for _, t := range targets {

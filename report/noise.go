@@ -1,0 +1,224 @@
+package report
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+
+	"github.com/pglab/pglab/compare"
+)
+
+// disturbedForeignPct is the share of all CPUs' time that other
+// processes (neither the server nor pglab) must have taken during a
+// measured step for its round to count as disturbed by foreign load.
+const disturbedForeignPct = 25
+
+// noiseFigures is a study's noise statement for one target against the
+// baseline: how much of the spread of its primary figures came from the
+// machine, what the machine did during the steps, and what it would take
+// to resolve what is unresolved.
+type noiseFigures struct {
+	Target   string `json:"target"`
+	Baseline string `json:"baseline"`
+	// Figures is the number of paired primary figures the spreads are
+	// the medians of.
+	Figures int `json:"figures"`
+	// SpreadSide is the median spread of each side across rounds,
+	// SpreadRound that of a round's change (both percent), Correlation
+	// the median correlation of the two sides across rounds.
+	SpreadSide  *float64 `json:"spread_side_percent"`
+	SpreadRound *float64 `json:"spread_round_percent"`
+	Correlation *float64 `json:"side_correlation"`
+	// ForeignMedian and ForeignMax are other processes' CPU during the
+	// steps (percent of all CPUs), StealMax the hypervisor's; null when
+	// not measured (a user's server).
+	ForeignMedian *float64 `json:"foreign_cpu_median_percent"`
+	ForeignMax    *float64 `json:"foreign_cpu_max_percent"`
+	StealMax      *float64 `json:"steal_max_percent"`
+	// Disturbed names the rounds ("case · round N") in which foreign
+	// CPU reached disturbedForeignPct on either side.
+	Disturbed []string `json:"disturbed_rounds"`
+	// Unresolved counts the unresolved primary figures; RoundsNeeded is
+	// the median and RoundsNeededMax the largest estimate of the rounds
+	// they would need, Rounds the most the study ran.
+	Unresolved      int `json:"unresolved"`
+	RoundsNeeded    int `json:"rounds_needed_median,omitempty"`
+	RoundsNeededMax int `json:"rounds_needed_max,omitempty"`
+	Rounds          int `json:"rounds"`
+	// Text says it in a paragraph.
+	Text string `json:"text"`
+}
+
+// buildNoise fills the study's noise statements, one per target compared
+// with the baseline, from its primary figures' paired changes and the
+// machine's figures recorded with each step.
+func (sv *studyView) buildNoise() {
+	if len(sv.Targets) < 2 || sv.separateRuns {
+		return
+	}
+	for _, target := range sv.Targets[1:] {
+		nf := sv.noiseFor(target)
+		if nf.Figures == 0 && nf.ForeignMax == nil {
+			continue
+		}
+		nf.Text = nf.text()
+		sv.Noise = append(sv.Noise, nf)
+	}
+}
+
+// noiseFor gathers the noise figures of one target.
+func (sv *studyView) noiseFor(target string) noiseFigures {
+	nf := noiseFigures{Target: target, Baseline: sv.Targets[0], Disturbed: []string{}}
+	var side, round, corr []float64
+	var needed []int
+	for _, cg := range sv.group.Cases {
+		for _, mg := range cg.Metrics {
+			if !callable(sv.present, mg.Name) || twinOf(sv.present, mg.Name) != "" {
+				continue
+			}
+			c, ok := sv.res[cg.Key][mg.Name].Change(target)
+			if !ok || c.Pairs == 0 {
+				continue
+			}
+			nf.Rounds = max(nf.Rounds, c.Pairs)
+			if c.Outcome == compare.OutcomeUnresolved {
+				nf.Unresolved++
+				if c.RoundsNeeded > 0 {
+					needed = append(needed, c.RoundsNeeded)
+				}
+			}
+			if math.IsNaN(c.SpreadRound) {
+				continue
+			}
+			nf.Figures++
+			side, round = append(side, c.SpreadSide), append(round, c.SpreadRound)
+			if !math.IsNaN(c.SideCorrelation) {
+				corr = append(corr, c.SideCorrelation)
+			}
+		}
+	}
+	nf.SpreadSide, nf.SpreadRound, nf.Correlation = medianOf(side), medianOf(round), medianOf(corr)
+	if len(needed) > 0 {
+		slices.Sort(needed)
+		nf.RoundsNeeded, nf.RoundsNeededMax = needed[len(needed)/2], needed[len(needed)-1]
+	}
+	sv.machineNoise(&nf)
+	return nf
+}
+
+// machineNoise adds what the machine did during the study's steps on the
+// baseline and the target: other processes' CPU and steal, and the
+// rounds disturbed by foreign load.
+func (sv *studyView) machineNoise(nf *noiseFigures) {
+	var foreign, steal []float64
+	for _, cv := range sv.Cases {
+		cg := sv.caseGroup(cv.Key)
+		disturbed := map[int]bool{}
+		for _, mg := range cg.Metrics {
+			for _, t := range []string{nf.Baseline, nf.Target} {
+				for i, v := range mg.Samples[t] {
+					switch mg.Name {
+					case "foreign_cpu_pct":
+						foreign = append(foreign, v)
+						if v >= disturbedForeignPct && i < len(mg.Rounds[t]) {
+							disturbed[mg.Rounds[t][i]] = true
+						}
+					case "steal_pct":
+						steal = append(steal, v)
+					}
+				}
+			}
+		}
+		for _, r := range slices.Sorted(mapKeys(disturbed)) {
+			nf.Disturbed = append(nf.Disturbed, fmt.Sprintf("%s · round %d", cv.Name, r))
+		}
+	}
+	if len(foreign) > 0 {
+		nf.ForeignMedian, nf.ForeignMax = medianOf(foreign), jnum(slices.Max(foreign))
+	}
+	if len(steal) > 0 {
+		nf.StealMax = jnum(slices.Max(steal))
+	}
+}
+
+// mapKeys returns the keys of m.
+func mapKeys(m map[int]bool) func(func(int) bool) {
+	return func(yield func(int) bool) {
+		for k := range m {
+			if !yield(k) {
+				return
+			}
+		}
+	}
+}
+
+// medianOf returns the median of x, nil when empty.
+func medianOf(x []float64) *float64 {
+	if len(x) == 0 {
+		return nil
+	}
+	s := slices.Clone(x)
+	slices.Sort(s)
+	m := s[len(s)/2]
+	if len(s)%2 == 0 {
+		m = (s[len(s)/2-1] + s[len(s)/2]) / 2
+	}
+	return &m
+}
+
+// text says the noise figures in a paragraph.
+func (nf noiseFigures) text() string {
+	var parts []string
+	if nf.Figures > 0 && nf.SpreadSide != nil && nf.SpreadRound != nil {
+		s := fmt.Sprintf("Noise (%s vs %s, %s): across rounds each side varied by ±%s %%, the two sides of a round by ±%s %% (medians)",
+			nf.Target, nf.Baseline, plural(nf.Figures, "primary figure"), formatPctValue(*nf.SpreadSide), formatPctValue(*nf.SpreadRound))
+		if nf.Correlation != nil && *nf.Correlation >= 0.5 {
+			s += fmt.Sprintf("; the machine moved both sides of a round together (correlation %.2f), which comparing round by round takes out", *nf.Correlation)
+		} else if nf.Correlation != nil {
+			s += fmt.Sprintf("; the sides moved together little (correlation %.2f): the noise is each run's own", *nf.Correlation)
+		}
+		parts = append(parts, s+".")
+	}
+	if nf.ForeignMax != nil {
+		s := fmt.Sprintf("Other processes' CPU during the measured steps: median %s %%, at most %s %% of all CPUs",
+			formatPctValue(*nf.ForeignMedian), formatPctValue(*nf.ForeignMax))
+		if nf.StealMax != nil {
+			s += fmt.Sprintf("; steal at most %s %%", formatPctValue(*nf.StealMax))
+		}
+		switch n := len(nf.Disturbed); {
+		case n == 0:
+			s += fmt.Sprintf("; no round disturbed (≥ %d %%)", disturbedForeignPct)
+		case n <= 4:
+			s += fmt.Sprintf("; disturbed (≥ %d %%): %s", disturbedForeignPct, strings.Join(nf.Disturbed, ", "))
+		default:
+			s += fmt.Sprintf("; %d rounds disturbed (≥ %d %%), e.g. %s", n, disturbedForeignPct, strings.Join(nf.Disturbed[:3], ", "))
+		}
+		parts = append(parts, s+".")
+	}
+	switch {
+	case nf.Unresolved == 0:
+	case nf.RoundsNeeded == 0:
+		parts = append(parts, fmt.Sprintf("%s unresolved.", plural(nf.Unresolved, "primary figure")))
+	default:
+		s := fmt.Sprintf("%s unresolved after %d rounds: at their present estimates and spread they would need about %d rounds (median; up to %d)",
+			plural(nf.Unresolved, "primary figure"), nf.Rounds, nf.RoundsNeeded, nf.RoundsNeededMax)
+		if nf.RoundsNeeded > 4*max(nf.Rounds, 1) {
+			s += " — more than rounds can buy here: a quieter machine (less spread within a round) or a larger floor"
+		}
+		parts = append(parts, s+".")
+	}
+	return strings.Join(parts, " ")
+}
+
+// formatPctValue formats a percentage to two significant digits ("12",
+// "3.4", "0.21").
+func formatPctValue(x float64) string {
+	switch a := math.Abs(x); {
+	case a >= 10:
+		return fmt.Sprintf("%.0f", x)
+	case a >= 1:
+		return fmt.Sprintf("%.1f", x)
+	}
+	return fmt.Sprintf("%.2f", x)
+}
