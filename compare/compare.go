@@ -82,6 +82,13 @@ type Input struct {
 	// other, and a paired analysis (Options.Paired) compares them round
 	// by round. A target without rounds is compared unpaired.
 	Rounds map[string][]int
+
+	// Disturbed lists rounds that a paired analysis leaves out: rounds
+	// in which something outside the targets (another process's CPU)
+	// disturbed a side. Which rounds is decided without looking at which
+	// target ran where, so leaving them out keeps the tests valid; the
+	// summaries of each target keep every value.
+	Disturbed []int
 }
 
 // Result is the analysis of one Input.
@@ -348,6 +355,16 @@ type Change struct {
 	// or not known).
 	SpreadRound, SpreadSide, SideCorrelation float64
 	RoundsNeeded                             int
+
+	// Disturbed is the number of rounds left out of the paired test as
+	// disturbed (Input.Disturbed).
+	Disturbed int
+
+	// Repeated reports a figure compared exactly because each side
+	// repeated its value in every round (at least 3), although its
+	// metric is not an exact one: it is changed when the values differ
+	// by at least the floor, else the same.
+	Repeated bool
 }
 
 // String returns the change as benchstat prints it in its "vs base" column:
@@ -649,22 +666,29 @@ func compareTargets(m Metric, alpha float64, b, t Summary, testVaried bool) (Cha
 	}
 	c.Ratio, c.Percent = ratio(b.Center, t.Center)
 	if m.Exact && (!testVaried || constant(b.Values) && constant(t.Values)) {
-		// No test: the values are what they are. Comparison's zero
-		// Alpha keeps FormatDelta from printing "~", as benchmath's
-		// AssumeExact.
-		cmp := benchmath.Comparison{N1: c.N1, N2: c.N2}
-		c.Delta = cmp.FormatDelta(b.Center, t.Center)
-		c.Stats = cmp.String()
-		c.Significant = b.Center != t.Center
-		c.RatioEst, c.RatioLo, c.RatioHi, c.RatioConfidence = c.Ratio, c.Ratio, c.Ratio, 1
-		c.SameLo, c.SameHi = c.Ratio, c.Ratio
-		c.MDEPercent = 0
-		c.Verdict = verdict(m, c.Significant, b.Center, t.Center)
+		c.compareExactly(b, t)
 		return c, nil
 	}
 	e := c.uTest(b, t)
 	c.Verdict = verdict(Metric{Direction: m.Direction}, c.Significant, b.Center, t.Center)
 	return c, e
+}
+
+// compareExactly compares b and t as an exact metric: no test, the values
+// are what they are.
+func (c *Change) compareExactly(b, t Summary) {
+	// Comparison's zero Alpha keeps FormatDelta from printing "~", as
+	// benchmath's AssumeExact.
+	cmp := benchmath.Comparison{N1: c.N1, N2: c.N2}
+	c.Delta = cmp.FormatDelta(b.Center, t.Center)
+	c.Stats = cmp.String()
+	c.Significant = b.Center != t.Center
+	c.P, c.MinP, c.RawP = 0, math.NaN(), 0
+	c.RatioEst, c.RatioLo, c.RatioHi, c.RatioConfidence = c.Ratio, c.Ratio, c.Ratio, 1
+	c.SameLo, c.SameHi = c.Ratio, c.Ratio
+	c.MDEPercent = 0
+	c.Warnings = nil
+	c.Verdict = verdict(c.Metric, c.Significant, b.Center, t.Center)
 }
 
 // uTest fills in the U test and the effect estimates of c.

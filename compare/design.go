@@ -72,9 +72,11 @@ const DefaultPairedStart = 4
 // PlanPairedDesign returns the design of a paired family of gates
 // measures' tests (the report's primary measures × the targets compared
 // with the baseline) at level alpha (0: DefaultAlpha): looks at start
-// (0: DefaultPairedStart), then every second round (a mirrored pair) up to
-// cap (0: DefaultCap). With start ≥ cap the only look is cap. It panics
-// on gates < 1 or a negative start or cap.
+// (0: DefaultPairedStart), then at twice as many rounds while below cap
+// (0: DefaultCap), and at cap: 4, 8 and 10; 3, 6 and 10. Few looks keep
+// each look's level (Alpha over the looks) high, and a case that is
+// resolved early stops at the first. With start ≥ cap the only look is
+// cap. It panics on gates < 1 or a negative start or cap.
 func PlanPairedDesign(gates int, alpha float64, start, cap int) Design {
 	if gates < 1 || start < 0 || cap < 0 {
 		panic(fmt.Sprintf("compare: PlanPairedDesign(%d, %v, %d, %d): need gates ≥ 1, start and cap ≥ 0", gates, alpha, start, cap))
@@ -88,11 +90,11 @@ func PlanPairedDesign(gates int, alpha float64, start, cap int) Design {
 	if start == 0 {
 		start = DefaultPairedStart
 	}
-	looks := []int{cap}
-	if start < cap {
-		looks = lookSchedule(start, cap)
+	var looks []int
+	for n := start; n < cap; n *= 2 {
+		looks = append(looks, n)
 	}
-	return Design{Looks: looks, Family: gates, Alpha: alpha, Paired: true}
+	return Design{Looks: append(looks, cap), Family: gates, Alpha: alpha, Paired: true}
 }
 
 // PlanDesign returns the design for a family of m tests at level alpha (0

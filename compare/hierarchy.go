@@ -28,13 +28,14 @@ import (
 //     (each case weighing the same, the gate's weighting), with a
 //     Student interval (Welch-Satterthwaite degrees of freedom). The
 //     measure changed when its gate passed and that estimate clears the
-//     floor; it is the same when its 1 − 2·Alpha interval lies within
-//     ± the floor, no case was called and every case's own estimate is
-//     within the floor.
+//     floor; it is the same when its gate did not pass and its
+//     1 − 2·Alpha interval lies within ± the floor.
 //  4. A case not resolved by its own test takes its measure's outcome
 //     (LevelMeasure): changed when the measure changed, the case's own p
 //     is at most Alpha and its estimate lies on the measure's side beyond
-//     the floor; same when the measure is the same.
+//     the floor; same when the measure is the same and the case's own
+//     estimate lies within the floor. A case whose estimate is beyond the
+//     floor in a measure that is the same stays unresolved.
 //
 // Under the null hypothesis of a whole report (an A/A comparison) a call
 // at either level needs a gate to pass, so the chance of any call in the
@@ -186,10 +187,18 @@ func analyzePairedCell(cell Cell, opts Options, minChange float64) ([]*pairedCha
 		c := &res.Changes[i]
 		c.Floor, c.Measure = floor, measure
 		pc := &pairedChange{c: c, e: es[i], callable: cell.Callable && cell.Twin == ""}
-		if es[i] != nil {
-			b, _ := res.Target(c.Baseline)
-			t, _ := res.Target(c.Target)
-			pe := newPairedEffect(b.Values, t.Values, cell.Input.Rounds[c.Baseline], cell.Input.Rounds[c.Target])
+		b, _ := res.Target(c.Baseline)
+		t, _ := res.Target(c.Target)
+		if es[i] != nil && repeatedExactly(b, t) {
+			// A figure that repeated to the unit in every round on each
+			// side (WAL of a deterministic step) is compared exactly.
+			c.Repeated = true
+			c.compareExactly(b, t)
+			pc.e = nil
+		}
+		if pc.e != nil {
+			pe := newPairedEffect(b.Values, t.Values, cell.Input.Rounds[c.Baseline], cell.Input.Rounds[c.Target], cell.Input.Disturbed)
+			c.Disturbed = pairedRounds(cell.Input, c.Baseline, c.Target) - pe.n()
 			if pe.ok() && pe.n() >= 2 {
 				pc.pe = pe
 				applyPaired(c, pe, d, res.Alpha, floor)
@@ -201,6 +210,32 @@ func analyzePairedCell(cell Cell, opts Options, minChange float64) ([]*pairedCha
 		out = append(out, pc)
 	}
 	return out, res, nil
+}
+
+// pairedRounds counts the rounds in which both targets have a value.
+func pairedRounds(in Input, base, target string) int {
+	have := map[int]bool{}
+	for _, r := range in.Rounds[base] {
+		have[r] = true
+	}
+	n := 0
+	for _, r := range in.Rounds[target] {
+		if have[r] {
+			n++
+			have[r] = false
+		}
+	}
+	return n
+}
+
+// minRepeated is the fewest rounds per side in which a figure must have
+// repeated exactly to be compared as an exact one.
+const minRepeated = 3
+
+// repeatedExactly reports whether each side's values are all equal, over
+// at least minRepeated rounds.
+func repeatedExactly(b, t Summary) bool {
+	return b.N >= minRepeated && t.N >= minRepeated && constant(b.Values) && constant(t.Values)
 }
 
 // applyPaired replaces the unpaired test of c by the paired one of pe:
@@ -310,7 +345,13 @@ func (f *Family) gates(groups []*measureGroup, opts Options, planned int) {
 }
 
 // gateP returns the gate's p (sequential under d), its p over all the
-// rounds and the rounds it counted. A measure without paired cases
+// rounds and the rounds it counted. The gate takes the smaller of two
+// tests, doubled (Bonferroni): the stratified randomization test of the
+// paired cases (gate.go), which a change shared by the cases passes with
+// few rounds, and Simes' combination of the cases' own U tests of the
+// same rounds, which a lone strong case among noisy ones passes (the U
+// test stays valid, if conservative, when the machine moves whole rounds:
+// each round holds one run of each side). A measure without paired cases
 // combines its cases' p by Simes' rule.
 func (g *measureGroup) gateP(d *Design) (p, raw float64, units int) {
 	var paired []*pairedEffect
@@ -326,17 +367,24 @@ func (g *measureGroup) gateP(d *Design) (p, raw float64, units int) {
 		p = simes(unpaired)
 		return p, p, 0
 	}
-	strata := func(look int) [][]float64 {
-		var s [][]float64
+	at := func(look int) (float64, int) {
+		var strata [][]float64
+		var us []float64
 		for _, pe := range paired {
 			if look > 0 {
 				pe = pe.upTo(look)
 			}
-			s = append(s, pe.d)
+			strata = append(strata, pe.d)
+			if _, u, err := uTest(pe.b, pe.t); err == nil && len(pe.b) > 0 {
+				us = append(us, u)
+			} else {
+				us = append(us, 1)
+			}
 		}
-		return s
+		r, units := gateP(strata)
+		return math.Min(1, 2*math.Min(r, simes(us))), units
 	}
-	raw, units = gateP(strata(0))
+	raw, units = at(0)
 	if d == nil {
 		return raw, raw, units
 	}
@@ -349,7 +397,7 @@ func (g *measureGroup) gateP(d *Design) (p, raw float64, units int) {
 		if l > last {
 			break
 		}
-		q, _ := gateP(strata(l))
+		q, _ := at(l)
 		best = math.Min(best, q)
 	}
 	return math.Min(1, float64(len(d.Looks))*best), raw, units
@@ -443,7 +491,7 @@ func (g *measureGroup) pool(d *Design, alpha float64) {
 	case r.Passed && big:
 		r.Outcome = OutcomeChanged
 		r.Verdict = verdict(Metric{Direction: r.Metric.Direction}, true, 1, r.RatioEst)
-	case !r.Passed && r.SameLo >= 1-r.Floor && r.SameHi <= 1+r.Floor && g.casesWithinFloor():
+	case !r.Passed && r.SameLo >= 1-r.Floor && r.SameHi <= 1+r.Floor:
 		r.Outcome = OutcomeSame
 		r.Verdict = Same
 	default:
@@ -452,23 +500,15 @@ func (g *measureGroup) pool(d *Design, alpha float64) {
 	}
 }
 
-// casesWithinFloor reports whether every case's estimate lies within ±
-// its floor.
-func (g *measureGroup) casesWithinFloor() bool {
-	for _, pc := range g.changes {
-		if r := pc.c.RatioEst; !(math.Abs(r-1) <= pc.c.Floor*(1+1e-12)) {
-			return false
-		}
-	}
-	return true
-}
-
 // decidePaired sets the outcome of one change of a paired family.
 func (f *Family) decidePaired(pc *pairedChange) {
 	c := pc.c
 	switch {
 	case c.N1 == 0 || c.N2 == 0:
 		c.Outcome, c.Significant = OutcomeUnresolved, false
+		return
+	case pc.e == nil && c.Repeated:
+		f.decideRepeated(c, pc.callable)
 		return
 	case pc.e == nil:
 		f.decideExact(c, pc.callable)
@@ -493,13 +533,27 @@ func (f *Family) decidePaired(pc *pairedChange) {
 		f.Called++
 		f.MeasureCalled++
 		g.res.MeasureCalls++
-	case g != nil && g.res.Outcome == OutcomeSame:
+	case g != nil && g.res.Outcome == OutcomeSame && !big:
 		c.Outcome, c.Level = OutcomeSame, LevelMeasure
 	default:
 		c.Outcome = OutcomeUnresolved
 	}
 	c.BelowFloor = passed && !big
 	f.setVerdict(c)
+}
+
+// decideRepeated sets the outcome of a figure that repeated exactly on
+// each side: changed when the values differ by at least the floor, else
+// the same (below the floor when they differ at all).
+func (f *Family) decideRepeated(c *Change, callable bool) {
+	if c.BaseCenter == c.Center || c.Floor > 0 && !(math.Abs(c.Ratio-1) >= c.Floor*(1-1e-12)) {
+		c.Outcome, c.Level = OutcomeSame, LevelCase
+		c.BelowFloor = c.BaseCenter != c.Center
+		f.setVerdict(c)
+		return
+	}
+	f.decideExact(c, callable)
+	c.Level = LevelCase
 }
 
 // setVerdict sets Significant, Verdict and Delta from the outcome.

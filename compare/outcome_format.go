@@ -23,7 +23,7 @@ func (c Change) shortOutcome() string {
 
 // isExact reports whether c is an exact comparison (no test was done).
 func (c Change) isExact() bool {
-	return c.Metric.Exact && math.IsNaN(c.MinP)
+	return (c.Metric.Exact || c.Repeated) && math.IsNaN(c.MinP)
 }
 
 // OutcomeText returns the outcome of a change decided by AnalyzeFamily,
@@ -66,7 +66,7 @@ func (c Change) OutcomeText() string {
 		return c.effectText() + " (with its measure; " + c.testText() + ")"
 	case c.Outcome == OutcomeChanged:
 		return c.effectText() + " (" + c.testText() + ")"
-	case c.Outcome == OutcomeSame && c.isExact():
+	case c.Outcome == OutcomeSame && c.isExact() && !c.BelowFloor:
 		return "="
 	case c.Outcome == OutcomeSame && c.Level == LevelMeasure:
 		return fmt.Sprintf("same (%s %%, its measure within ±%s %%; %s)", formatSignedNumber((c.RatioEst-1)*100), formatPct(c.Floor*100), n)

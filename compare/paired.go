@@ -34,16 +34,17 @@ type pairedEffect struct {
 }
 
 // newPairedEffect pairs the baseline's values b (in rounds rb) with the
-// target's t (in rounds rt) by round. A round missing on one side is
-// left out; a round listed twice on a side keeps its first value.
-func newPairedEffect(b, t []float64, rb, rt []int) *pairedEffect {
+// target's t (in rounds rt) by round, leaving out the rounds in skip. A
+// round missing on one side is left out; a round listed twice on a side
+// keeps its first value.
+func newPairedEffect(b, t []float64, rb, rt, skip []int) *pairedEffect {
 	e := &pairedEffect{}
 	if len(rb) != len(b) || len(rt) != len(t) {
 		return e
 	}
 	tv := map[int]float64{}
 	for i, r := range rt {
-		if _, ok := tv[r]; !ok {
+		if _, ok := tv[r]; !ok && !slices.Contains(skip, r) {
 			tv[r] = t[i]
 		}
 	}

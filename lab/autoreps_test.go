@@ -34,7 +34,7 @@ func TestAutoRepsFamily(t *testing.T) {
 			m += ownTests(sr.Study.Info().Presentation)
 		}
 	}
-	if a.design.Family != m || m < 10 || !a.design.Paired || !slices.Equal(a.design.Looks, []int{4, 6, 8, 10}) {
+	if a.design.Family != m || m < 10 || !a.design.Paired || !slices.Equal(a.design.Looks, []int{4, 8, 10}) {
 		t.Errorf("family %d (want %d), looks %v", a.design.Family, m, a.design.Looks)
 	}
 	if _, ok := a.chosen["copy-errors"]; ok || a.chosen["vacuum"] == nil || a.chosen["commit"] == nil {
@@ -59,7 +59,7 @@ func TestAutoRepsFamily(t *testing.T) {
 		t.Error("a stopping rule for a fixed count or a single target")
 	}
 	plan, _ := runs[0].Study.Plan(runs[0].Params)
-	if a.Looks("copy-errors", plan) != nil || !slices.Equal(a.Looks("vacuum", plan), []int{4, 6, 8, 10}) {
+	if a.Looks("copy-errors", plan) != nil || !slices.Equal(a.Looks("vacuum", plan), []int{4, 8, 10}) {
 		t.Error("Looks: copy-errors must keep its count, vacuum gets the design's")
 	}
 }

@@ -94,6 +94,7 @@ func (d *Dataset) analyzeAll(groups []StudyGroup) (*analysis, error) {
 		targets := d.studyTargets(sg.Study)
 		byCase := map[string]map[string]*compare.Result{}
 		a.results[sg.Study] = byCase
+		disturbed := disturbedRounds(sg, targets)
 		for _, cg := range sg.Cases {
 			byCase[cg.Key] = map[string]*compare.Result{}
 			for _, mg := range cg.Metrics {
@@ -106,6 +107,7 @@ func (d *Dataset) analyzeAll(groups []StudyGroup) (*analysis, error) {
 					byCase[cg.Key][mg.Name] = res
 					continue
 				}
+				in.Disturbed = disturbed[cg.Key]
 				cell := familyCell(d.presentation(sg.Study), sg.Study, cg, mg, in)
 				cell.Design = d.studyDesign(sg.Study)
 				cells = append(cells, cell)
@@ -153,9 +155,11 @@ func FamilyCells(p *results.Presentation, targets []string, ms []results.Measure
 	}
 	var cells []compare.Cell
 	for _, sg := range d.Groups() {
+		disturbed := disturbedRounds(sg, targets)
 		for _, cg := range sg.Cases {
 			for _, mg := range cg.Metrics {
 				if in := d.input(mg, targets); in.Baseline != "" {
+					in.Disturbed = disturbed[cg.Key]
 					cells = append(cells, familyCell(p, sg.Study, cg, mg, in))
 				}
 			}

@@ -9,11 +9,6 @@ import (
 	"github.com/pglab/pglab/compare"
 )
 
-// disturbedForeignPct is the share of all CPUs' time that other
-// processes (neither the server nor pglab) must have taken during a
-// measured step for its round to count as disturbed by foreign load.
-const disturbedForeignPct = 25
-
 // noiseFigures is a study's noise statement for one target against the
 // baseline: how much of the spread of its primary figures came from the
 // machine, what the machine did during the steps, and what it would take
@@ -37,7 +32,8 @@ type noiseFigures struct {
 	ForeignMax    *float64 `json:"foreign_cpu_max_percent"`
 	StealMax      *float64 `json:"steal_max_percent"`
 	// Disturbed names the rounds ("case · round N") in which foreign
-	// CPU reached disturbedForeignPct on either side.
+	// CPU on either side exceeded the study's median round by
+	// disturbedMargin points: left out of the paired comparison.
 	Disturbed []string `json:"disturbed_rounds"`
 	// Unresolved counts the unresolved primary figures; RoundsNeeded is
 	// the median and RoundsNeededMax the largest estimate of the rounds
@@ -109,28 +105,25 @@ func (sv *studyView) noiseFor(target string) noiseFigures {
 
 // machineNoise adds what the machine did during the study's steps on the
 // baseline and the target: other processes' CPU and steal, and the
-// rounds disturbed by foreign load.
+// rounds disturbed by foreign load (left out of the comparison).
 func (sv *studyView) machineNoise(nf *noiseFigures) {
 	var foreign, steal []float64
-	for _, cv := range sv.Cases {
-		cg := sv.caseGroup(cv.Key)
-		disturbed := map[int]bool{}
+	targets := []string{nf.Baseline, nf.Target}
+	for _, cg := range sv.group.Cases {
 		for _, mg := range cg.Metrics {
-			for _, t := range []string{nf.Baseline, nf.Target} {
-				for i, v := range mg.Samples[t] {
-					switch mg.Name {
-					case "foreign_cpu_pct":
-						foreign = append(foreign, v)
-						if v >= disturbedForeignPct && i < len(mg.Rounds[t]) {
-							disturbed[mg.Rounds[t][i]] = true
-						}
-					case "steal_pct":
-						steal = append(steal, v)
-					}
+			for _, t := range targets {
+				switch mg.Name {
+				case foreignMetric:
+					foreign = append(foreign, mg.Samples[t]...)
+				case "steal_pct":
+					steal = append(steal, mg.Samples[t]...)
 				}
 			}
 		}
-		for _, r := range slices.Sorted(mapKeys(disturbed)) {
+	}
+	disturbed := disturbedRounds(sv.group, targets)
+	for _, cv := range sv.Cases {
+		for _, r := range disturbed[cv.Key] {
 			nf.Disturbed = append(nf.Disturbed, fmt.Sprintf("%s · round %d", cv.Name, r))
 		}
 	}
@@ -139,17 +132,6 @@ func (sv *studyView) machineNoise(nf *noiseFigures) {
 	}
 	if len(steal) > 0 {
 		nf.StealMax = jnum(slices.Max(steal))
-	}
-}
-
-// mapKeys returns the keys of m.
-func mapKeys(m map[int]bool) func(func(int) bool) {
-	return func(yield func(int) bool) {
-		for k := range m {
-			if !yield(k) {
-				return
-			}
-		}
 	}
 }
 
@@ -186,13 +168,14 @@ func (nf noiseFigures) text() string {
 		if nf.StealMax != nil {
 			s += fmt.Sprintf("; steal at most %s %%", formatPctValue(*nf.StealMax))
 		}
+		margin := formatPctValue(disturbedMargin)
 		switch n := len(nf.Disturbed); {
 		case n == 0:
-			s += fmt.Sprintf("; no round disturbed (≥ %d %%)", disturbedForeignPct)
+			s += fmt.Sprintf("; no round disturbed (%s points above the median round)", margin)
 		case n <= 4:
-			s += fmt.Sprintf("; disturbed (≥ %d %%): %s", disturbedForeignPct, strings.Join(nf.Disturbed, ", "))
+			s += fmt.Sprintf("; disturbed (%s points above the median round), left out of the comparison: %s", margin, strings.Join(nf.Disturbed, ", "))
 		default:
-			s += fmt.Sprintf("; %d rounds disturbed (≥ %d %%), e.g. %s", n, disturbedForeignPct, strings.Join(nf.Disturbed[:3], ", "))
+			s += fmt.Sprintf("; %d rounds disturbed (%s points above the median round), left out of the comparison, e.g. %s", n, margin, strings.Join(nf.Disturbed[:3], ", "))
 		}
 		parts = append(parts, s+".")
 	}

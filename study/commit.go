@@ -41,7 +41,7 @@ func (commitStudy) Info() Info {
 			{Name: "batch_size", Kind: KindInt, Default: "100", Min: 1, MinSet: true, Doc: "updates per transaction in batch mode"},
 			{Name: "protocols", Kind: KindList, Default: strings.Join(commitProtocols, ","), Choices: commitProtocols, Doc: "simple query; extended with an unnamed statement prepared on every call; prepared once; pipelined"},
 		},
-		Version: 1,
+		Version: 2,
 		InAll:   true,
 		Presentation: &results.Presentation{
 			Labels: []results.LabelColumn{{Key: "tx", Head: "transactions"}, {Key: "protocol", Head: "protocol"}},
@@ -51,6 +51,8 @@ func (commitStudy) Info() Info {
 				{Metric: "commit_cost_us", Head: "Commit cost per update (WAL write and sync, synchronous standby wait)"},
 				{Metric: "wal_sync_ms", Head: "WAL sync time"},
 				{Metric: "wal_syncs", Head: "WAL syncs"},
+				{Metric: "server_cpu_us_per_update", Head: "Server CPU per update"},
+				{Metric: "wal_bytes", Head: "WAL written"},
 			},
 			Charts: []results.Chart{
 				{Kind: results.Bars, Title: "Time for all updates by case", Metrics: []string{"elapsed_ms"}},
@@ -247,6 +249,7 @@ func (commitStudy) Run(ctx context.Context, s *Session, c Case, rep int) error {
 		s.Record("op_p99_us", float64(lat[(len(lat)*99)/100].Nanoseconds())/1000, "us", LowerIsBetter())
 	}
 	s.Record("us_per_update", float64(step.Elapsed.Nanoseconds())/1000/float64(n), "us", LowerIsBetter())
+	s.RecordServerCPUPer(step, "server_cpu_us_per_update", float64(n))
 	for _, m := range []struct{ counter, metric, unit string }{
 		{"xact_commit", "commits", "count"},
 		{"wal_syncs", "wal_syncs", "count"},

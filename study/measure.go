@@ -257,3 +257,23 @@ func waitMetricName(name string) string {
 	}
 	return name
 }
+
+// RecordServerCPUPer records the server's CPU time per operation of a step
+// as metric (µs, lower is better): the CPU its processes used over the
+// step divided by ops. The server's own accounting is touched less by the
+// machine than the step's wall time: waiting for a CPU, a disk or a
+// client adds nothing to it. Absent, with a note, on a user's server and
+// where the kernel keeps no per-process run times.
+func (s *Session) RecordServerCPUPer(step *Step, metric string, ops float64) {
+	switch {
+	case ops <= 0:
+		return
+	case s.Target.DataDir == "":
+		s.Unavailable(metric, "the server's CPU is read from /proc on this machine: not for a server elsewhere")
+		return
+	case step.CPU == nil || step.CPU.PID == 0 || !step.CPU.Schedstat:
+		s.Unavailable(metric, "the server's processes or their run times (/proc/PID/schedstat) could not be read")
+		return
+	}
+	s.Record(metric, float64(step.CPU.CPU.Nanoseconds())/1000/ops, "us", LowerIsBetter())
+}

@@ -28,7 +28,7 @@ func (tpsStudy) Info() Info {
 		Title:   "pgbench workload (TPC-B by default) over a list of client counts",
 		Source:  "seed 000 §3, seed 003",
 		Params:  tpsParams("5,10,20,50", "5,20", "60s", "3s", "100", "2"),
-		Version: 1,
+		Version: 2,
 		InAll:   true,
 		Presentation: &results.Presentation{
 			Labels: []results.LabelColumn{{Key: "clients", Head: "clients"}},
@@ -36,6 +36,7 @@ func (tpsStudy) Info() Info {
 				{Metric: "tps", Head: "Throughput"},
 				{Metric: "latency_avg_ms", Head: "Average latency", Twin: "tps"},
 				{Metric: "latency_p99_ms", Head: "p99 latency"},
+				{Metric: "server_cpu_us_per_tx", Head: "Server CPU per transaction"},
 			},
 			Charts: []results.Chart{
 				{Kind: results.Lines, Title: "Throughput by clients", Metrics: []string{"tps"}, X: "clients", XHead: "clients"},
@@ -207,6 +208,7 @@ func tpsRun(ctx context.Context, s *Session, clients int) error {
 		if v, ok := s.StepCounter(step, "wal_syncs", "wal_syncs_per_tx"); ok {
 			s.Record("wal_syncs_per_tx", v/tx, "count", LowerIsBetter())
 		}
+		s.RecordServerCPUPer(step, "server_cpu_us_per_tx", tx)
 	}
 	return nil
 }
