@@ -1,9 +1,14 @@
 // Command reps-verdicts runs the long measurements of --reps auto and
-// tabulates them from the runs' report.json (issue 23, "Done when"):
+// tabulates them from the runs' report.json (issues 23 and 29, "Done
+// when"):
 //
-//	go run ./scripts/reps-verdicts aa [-runs 10] [-dir DIR]
-//	    ten `pglab compare --aa --versions 17 --quick` (--reps auto): per
-//	    run the tests, raw p ≤ α, calls, and the repetitions per case;
+//	go run ./scripts/reps-verdicts aa [-runs 10] [-noisy] [-dir DIR]
+//	    `pglab compare --aa --versions 17 --quick` (--reps auto) -runs
+//	    times into DIR/aaNN (DIR/aa-noisyNN with -noisy): per run the
+//	    tests, raw p ≤ α, calls, and the repetitions per case;
+//	go run ./scripts/reps-verdicts versions [-runs 1] [-noisy] [-versions 16,17] [-dir DIR]
+//	    `pglab compare --versions 16,17 --quick` -runs times into DIR/vsNN
+//	    (DIR/vs-noisyNN with -noisy);
 //	go run ./scripts/reps-verdicts seed [-dir DIR] [-versions 16,17]
 //	    `pglab compare --versions 16,17` at seed sizes from an empty dataset
 //	    cache, again with it warm, then with a fixed --reps 5: the time per
@@ -12,49 +17,91 @@
 //	go run ./scripts/reps-verdicts table [-dir DIR]
 //	    the tables again from the reports already in DIR.
 //
+// With -noisy each compare has a noisy neighbour: a CPU hog spinning on
+// about one core (this program again, as its hidden subcommand hog),
+// started just before the compare and killed as soon as it ends; the
+// kernel kills it should the driver die first. Each aa and versions run's
+// directory records quiet or noisy in noise.txt. After aa and versions
+// (and in table) a table of every aa… and vs… run gives its primary
+// cells' outcomes, the family's calls by level, and the criteria of issue
+// 29: unresolved shares, how many A/A reports call anything, and whether
+// the versions runs call COPY TO faster and VACUUM's WAL (95 % updated, no
+// index) smaller.
+//
 // While it runs it samples the machine's load (1-minute load average, the
-// busiest processes that are not this run's) into DIR/load.log, so that
-// the figures can say what else ran. It builds pglab from this checkout
-// into DIR/pglab first. Not a test: these runs take hours.
+// busiest processes) into DIR/load.log, so that the figures can say what
+// else ran. It builds pglab from this checkout into DIR/pglab first. A
+// SIGINT or SIGTERM asks the running compare to stop (SIGTERM), waits for
+// it and ends; a second one ends the driver at once. Not a test: these
+// runs take hours.
 package main
 
 import (
+	"context"
 	"flag"
 	"fmt"
 	"os"
 	"os/exec"
+	"os/signal"
 	"path/filepath"
+	"syscall"
 	"time"
 )
 
+// stopWait is how long a compare asked to stop (SIGTERM) may take to
+// shut its servers down before it is killed.
+const stopWait = 2 * time.Minute
+
 func main() {
 	if len(os.Args) < 2 {
-		fmt.Fprintln(os.Stderr, "usage: reps-verdicts aa|seed|table [-dir DIR] [-runs N] [-versions 16,17]")
+		fmt.Fprintln(os.Stderr, "usage: reps-verdicts aa|versions|seed|table [-dir DIR] [-runs N] [-noisy] [-versions 16,17]")
 		os.Exit(2)
 	}
 	cmd := os.Args[1]
+	if cmd == hogCommand {
+		spin()
+	}
 	fs := flag.NewFlagSet(cmd, flag.ExitOnError)
 	dir := fs.String("dir", "/tmp/reps-verdicts", "directory of the runs, their reports and tables")
-	runs := fs.Int("runs", 10, "A/A runs (aa)")
-	versions := fs.String("versions", "16,17", "versions compared (seed)")
+	runs := fs.Int("runs", 0, "compares to run (aa: 10, versions: 1)")
+	noisy := fs.Bool("noisy", false, "run each compare beside a CPU hog on about one core (aa, versions)")
+	versions := fs.String("versions", "16,17", "versions compared (versions, seed)")
 	fs.Parse(os.Args[2:])
 	if err := os.MkdirAll(*dir, 0o755); err != nil {
 		fatal(err)
 	}
-	var err error
-	switch cmd {
-	case "aa":
-		err = runAA(*dir, *runs)
-	case "seed":
-		err = runSeed(*dir, *versions)
-	case "table":
-		err = tables(*dir)
-	default:
-		err = fmt.Errorf("unknown command %q: want aa, seed or table", cmd)
-	}
-	if err != nil {
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
+	defer stop()
+	go func() {
+		<-ctx.Done()
+		stop() // a second signal ends the driver at once
+	}()
+	if err := run(ctx, cmd, *dir, *runs, *noisy, *versions); err != nil {
 		fatal(err)
 	}
+}
+
+// run runs the command cmd with its flags.
+func run(ctx context.Context, cmd, dir string, runs int, noisy bool, versions string) error {
+	switch cmd {
+	case "aa":
+		return runSeries(ctx, dir, "aa", orDefault(runs, 10), noisy, "--quiet", "compare", "--aa", "--versions", "17", "--quick")
+	case "versions":
+		return runSeries(ctx, dir, "vs", orDefault(runs, 1), noisy, "--quiet", "compare", "--versions", versions, "--quick")
+	case "seed":
+		return runSeed(ctx, dir, versions)
+	case "table":
+		return tables(dir)
+	}
+	return fmt.Errorf("unknown command %q: want aa, versions, seed or table", cmd)
+}
+
+// orDefault is n, or def when n is not positive.
+func orDefault(n, def int) int {
+	if n > 0 {
+		return n
+	}
+	return def
 }
 
 func fatal(err error) {
@@ -73,13 +120,17 @@ func build(dir string) (string, error) {
 // pglab runs one pglab command with its output in out (stdout.txt,
 // stderr.txt) and env added to the environment; it returns how long it
 // took. A failed run is reported, not fatal: its report may still exist.
-func pglab(bin, out string, env []string, args ...string) time.Duration {
+// When ctx ends the command is asked to stop (SIGTERM) and killed after
+// stopWait.
+func pglab(ctx context.Context, bin, out string, env []string, args ...string) time.Duration {
 	os.MkdirAll(out, 0o755)
 	stdout, _ := os.Create(filepath.Join(out, "stdout.txt"))
 	stderr, _ := os.Create(filepath.Join(out, "stderr.txt"))
 	defer stdout.Close()
 	defer stderr.Close()
-	c := exec.Command(bin, args...)
+	c := exec.CommandContext(ctx, bin, args...)
+	c.Cancel = func() error { return c.Process.Signal(syscall.SIGTERM) }
+	c.WaitDelay = stopWait
 	c.Stdout, c.Stderr = stdout, stderr
 	c.Env = append(os.Environ(), env...)
 	began := time.Now()
@@ -96,28 +147,12 @@ func status(err error) string {
 	return "failed: " + err.Error()
 }
 
-// runAA runs the A/A comparisons and tabulates them.
-func runAA(dir string, n int) error {
-	bin, err := build(dir)
-	if err != nil {
-		return err
-	}
-	stop := sampleLoad(filepath.Join(dir, "load.log"))
-	defer stop()
-	for i := 1; i <= n; i++ {
-		out := filepath.Join(dir, fmt.Sprintf("aa%02d", i))
-		pglab(bin, out, nil, "--quiet", "compare", "--aa", "--versions", "17", "--quick",
-			"--store", filepath.Join(dir, "results.db"), "--out", out)
-	}
-	return tables(dir)
-}
-
 // runSeed runs the seed-size comparisons (empty cache, warm cache, fixed
 // --reps 5) and tabulates them.
-func runSeed(dir, versions string) error {
+func runSeed(ctx context.Context, dir, versions string) error {
 	bin, err := build(dir)
 	if err != nil {
-		return err
+		return fmt.Errorf("building pglab: %w", err)
 	}
 	stop := sampleLoad(filepath.Join(dir, "load.log"))
 	defer stop()
@@ -137,9 +172,12 @@ func runSeed(dir, versions string) error {
 		{"seed-warm", nil},
 		{"seed-reps5", []string{"--reps", "5"}},
 	} {
+		if ctx.Err() != nil {
+			break
+		}
 		out := filepath.Join(dir, r.name)
 		args := append([]string{"--quiet", "compare", "--versions", versions, "--store", store, "--out", out}, r.args...)
-		pglab(bin, out, env, args...)
+		pglab(ctx, bin, out, env, args...)
 	}
 	return tables(dir)
 }

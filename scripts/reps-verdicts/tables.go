@@ -18,6 +18,12 @@ type doc struct {
 		RawSignificant int `json:"raw_significant"`
 		Called         int `json:"called"`
 		ExactCalled    int `json:"exact_called"`
+		// A paired family (absent in older reports): the measures'
+		// tests, how many passed, and the calls by level.
+		MeasureTests   int `json:"measure_tests"`
+		MeasuresPassed int `json:"measures_passed"`
+		CaseCalled     int `json:"case_called"`
+		MeasureCalled  int `json:"measure_called"`
 	} `json:"family"`
 	Runs []struct {
 		ID   string `json:"id"`
@@ -42,7 +48,12 @@ type doc struct {
 		} `json:"studies"`
 	} `json:"repetitions"`
 	Studies []struct {
-		Name    string `json:"name"`
+		Name  string `json:"name"`
+		Cases []struct {
+			Name   string            `json:"name"`
+			Labels map[string]string `json:"labels"`
+		} `json:"cases"`
+		Noise   []noise `json:"noise"`
 		Metrics []struct {
 			Case    string `json:"case"`
 			Metric  string `json:"metric"`
@@ -57,9 +68,19 @@ type doc struct {
 				P        *float64 `json:"p"`
 				RawP     *float64 `json:"raw_p"`
 				InFamily bool     `json:"in_family"`
+				Level    string   `json:"level"`
 			} `json:"changes"`
 		} `json:"metrics"`
 	} `json:"studies"`
+}
+
+// noise is what the tables read of a study's noise statement (one per
+// target compared with the baseline; absent in older reports).
+type noise struct {
+	Target        string   `json:"target"`
+	ForeignMedian *float64 `json:"foreign_cpu_median_percent"`
+	ForeignMax    *float64 `json:"foreign_cpu_max_percent"`
+	Disturbed     []string `json:"disturbed_rounds"`
 }
 
 type studyTime struct {
@@ -97,6 +118,7 @@ func tables(dir string) error {
 	if errA == nil && errB == nil {
 		agreement(a, b)
 	}
+	verdictTable(dir)
 	loadSummary(filepath.Join(dir, "load.log"))
 	return nil
 }
