@@ -311,6 +311,11 @@ type Change struct {
 	// Floor is the practical floor used, as a fraction (0.05 = 5 %).
 	Floor float64
 
+	// FloorText, when set, says the floor in a report's words (a floor
+	// set from another figure, Cell.FloorText); the outcome texts use it
+	// in place of "±5 %".
+	FloorText string
+
 	// Looks is the number of looks of the sequential design the change
 	// was tested over (Options.Design), 0 without one. P is then the
 	// sequential p, Looks × the smallest p of the looks; RawP is the p

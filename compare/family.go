@@ -53,6 +53,11 @@ type Cell struct {
 	// NoFloor (any negative value) means a floor of 0.
 	Floor float64
 
+	// FloorText, when set, says Floor in the report's words, e.g. "±4.2
+	// ms, 5 % of the time for all updates" for a figure that is a part of
+	// another; the changes' outcome texts use it.
+	FloorText string
+
 	// Design, when set, is the sequential design this cell's
 	// repetitions were chosen by, in place of Options.Design (a report
 	// whose studies ran under --reps auto and at fixed counts).

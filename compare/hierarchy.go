@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 	"slices"
+
+	"github.com/aclements/go-moremath/stats"
 )
 
 // A paired family: measures first, then their cases.
@@ -24,9 +26,9 @@ import (
 //     passes and clears the floor is called at LevelCase. Its Q is the
 //     larger of its gate's and its own adjusted p scaled by M/R, so that
 //     Q ≤ Alpha is the call.
-//  3. The measure as a whole: the mean of its cases' round changes
-//     (each case weighing the same, the gate's weighting), with a
-//     Student interval (Welch-Satterthwaite degrees of freedom). The
+//  3. The measure as a whole: the mean of its cases' round changes,
+//     each weighted by its precision (a fixed-effect estimate), with a
+//     normal interval of its standard error. The
 //     measure changed when its gate passed and that estimate clears the
 //     floor; it is the same when its gate did not pass and its
 //     1 − 2·Alpha interval lies within ± the floor.
@@ -185,7 +187,7 @@ func analyzePairedCell(cell Cell, opts Options, minChange float64) ([]*pairedCha
 	var out []*pairedChange
 	for i := range res.Changes {
 		c := &res.Changes[i]
-		c.Floor, c.Measure = floor, measure
+		c.Floor, c.Measure, c.FloorText = floor, measure, cell.FloorText
 		pc := &pairedChange{c: c, e: es[i], callable: cell.Callable && cell.Twin == ""}
 		b, _ := res.Target(c.Baseline)
 		t, _ := res.Target(c.Target)
@@ -315,6 +317,7 @@ func groupMeasures(cells []Cell, all []*pairedChange) []*measureGroup {
 			groups = append(groups, g)
 		}
 		g.changes = append(g.changes, pc)
+		g.res.Floor = min(g.res.Floor, pc.c.Floor)
 		g.res.Cases++
 		pc.group = g
 	}
@@ -440,22 +443,27 @@ func (f *Family) testCases(groups []*measureGroup) {
 }
 
 // pool sets the measure's estimate, limits and outcome from its paired
-// cases (before its cases' outcomes, which read it).
+// cases (before its cases' outcomes, which read it): the mean of the
+// cases' mean round changes weighted by their precision (a fixed-effect
+// estimate of the change the cases share, which the noisiest cases sway
+// least), with a normal interval of its standard error. A case whose
+// rounds all changed by the same amount weighs as a very precise one.
 func (g *measureGroup) pool(d *Design, alpha float64) {
 	r := &g.res
-	var means, vars []float64
-	var dfs []int
-	logScale := true
+	sumW, sumWM := 0.0, 0.0
+	logScale, cases := true, 0
 	for _, pc := range g.changes {
 		if pc.pe == nil {
 			continue
 		}
 		m, sd := pc.pe.meanSD()
-		n := pc.pe.n()
-		means, vars, dfs = append(means, m), append(vars, sd*sd/float64(n)), append(dfs, n-1)
+		v := math.Max(sd*sd/float64(pc.pe.n()), 1e-12)
+		sumW += 1 / v
+		sumWM += m / v
 		logScale = logScale && pc.pe.scale == scaleLog
+		cases++
 	}
-	if len(means) == 0 {
+	if cases == 0 {
 		r.Outcome = OutcomeUnresolved
 		return
 	}
@@ -465,20 +473,9 @@ func (g *measureGroup) pool(d *Design, alpha float64) {
 		}
 		return 1 + x
 	}
-	k := float64(len(means))
-	mean, v, den := 0.0, 0.0, 0.0
-	for i := range means {
-		mean += means[i] / k
-		v += vars[i] / (k * k)
-		den += vars[i] * vars[i] / (k * k * k * k) / float64(dfs[i])
-	}
-	hw := func(a float64) float64 {
-		if v == 0 {
-			return 0
-		}
-		df := v * v / den // Welch-Satterthwaite
-		return tQuantile(1-a/2, max(1, int(math.Floor(df)))) * math.Sqrt(v)
-	}
+	mean, se := sumWM/sumW, math.Sqrt(1/sumW)
+	norm := stats.NormalDist{Mu: 0, Sigma: 1}
+	hw := func(a float64) float64 { return norm.InvCDF(1-a/2) * se }
 	sameAlpha := math.Min(2*alpha, 1)
 	if d != nil {
 		sameAlpha = math.Min(2*d.LookAlpha(), 1)

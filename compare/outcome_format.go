@@ -69,15 +69,15 @@ func (c Change) OutcomeText() string {
 	case c.Outcome == OutcomeSame && c.isExact() && !c.BelowFloor:
 		return "="
 	case c.Outcome == OutcomeSame && c.Level == LevelMeasure:
-		return fmt.Sprintf("same (%s %%, its measure within ±%s %%; %s)", formatSignedNumber((c.RatioEst-1)*100), formatPct(c.Floor*100), n)
+		return fmt.Sprintf("same (%s %%, its measure within %s; %s)", formatSignedNumber((c.RatioEst-1)*100), c.floorText(), n)
 	case c.Outcome == OutcomeSame && c.BelowFloor:
-		return fmt.Sprintf("same (%s %%, within ±%s %%; %s)", formatSignedNumber((c.RatioEst-1)*100), formatPct(c.Floor*100), n)
+		return fmt.Sprintf("same (%s %%, within %s; %s)", formatSignedNumber((c.RatioEst-1)*100), c.floorText(), n)
 	case c.Outcome == OutcomeSame:
-		return fmt.Sprintf("same (within ±%s %%; %s)", formatPct(c.Floor*100), n)
+		return fmt.Sprintf("same (within %s; %s)", c.floorText(), n)
 	case c.isExact():
 		return fmt.Sprintf("~ (exact metric: need %d repetitions per side; %s)", MinExactReps, n)
 	case c.BelowFloor:
-		return fmt.Sprintf("~ (%s %%, below the %s %% floor; %s)", formatSignedNumber((c.RatioEst-1)*100), formatPct(c.Floor*100), n)
+		return fmt.Sprintf("~ (%s %%, below the floor, %s; %s)", formatSignedNumber((c.RatioEst-1)*100), c.floorText(), n)
 	case !c.familyTest() && attainable(c.P, c.MinP, c.Alpha):
 		return c.effectText() + " (auxiliary, not called; " + c.testText() + ")"
 	case c.MinP > c.needP()*(1+1e-9) && c.familyTest():
@@ -165,6 +165,15 @@ func formatPct(x float64) string {
 	}
 	s := strings.TrimPrefix(formatSignedNumber(math.Abs(x)), "+")
 	return trimZeros(s)
+}
+
+// floorText names the change's floor: "±5 %", or the cell's own words for
+// a floor set from another figure (Cell.FloorText).
+func (c Change) floorText() string {
+	if c.FloorText != "" {
+		return c.FloorText
+	}
+	return "±" + formatPct(c.Floor*100) + " %"
 }
 
 // familyTest reports whether the change is decided by the family's

@@ -3,6 +3,7 @@ package report
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -110,6 +111,7 @@ func (d *Dataset) analyzeAll(groups []StudyGroup) (*analysis, error) {
 				in.Disturbed = disturbed[cg.Key]
 				cell := familyCell(d.presentation(sg.Study), sg.Study, cg, mg, in)
 				cell.Design = d.studyDesign(sg.Study)
+				partFloor(&cell, d.presentation(sg.Study), cg, mg, d.minChange())
 				cells = append(cells, cell)
 			}
 		}
@@ -160,7 +162,9 @@ func FamilyCells(p *results.Presentation, targets []string, ms []results.Measure
 			for _, mg := range cg.Metrics {
 				if in := d.input(mg, targets); in.Baseline != "" {
 					in.Disturbed = disturbed[cg.Key]
-					cells = append(cells, familyCell(p, sg.Study, cg, mg, in))
+					cell := familyCell(p, sg.Study, cg, mg, in)
+					partFloor(&cell, p, cg, mg, compare.DefaultMinChange)
+					cells = append(cells, cell)
 				}
 			}
 		}
@@ -215,6 +219,56 @@ func (d *Dataset) studyTargets(study string) []string {
 		}
 	}
 	return out
+}
+
+// partFloor sets the floor of a cell whose metric its presentation p
+// declares a part of another (results.MetricHead.PartOf): minChange of
+// the whole's baseline median, as a share of the part's, when that is
+// larger than minChange — "±4.2 ms, 5 % of Time for all updates".
+func partFloor(cell *compare.Cell, p *results.Presentation, cg CaseGroup, mg MetricGroup, minChange float64) {
+	var whole, head string
+	if p != nil {
+		for _, m := range p.Primary {
+			if m.Metric == mg.Name {
+				whole = m.PartOf
+			}
+		}
+		head = whole
+		for _, m := range p.Primary {
+			if whole != "" && m.Metric == whole && m.Head != "" {
+				head = strings.ToLower(m.Head[:1]) + m.Head[1:]
+			}
+		}
+	}
+	base := cell.Input.Baseline
+	if whole == "" || minChange <= 0 {
+		return
+	}
+	for _, w := range cg.Metrics {
+		if w.Name != whole || w.Unit != mg.Unit {
+			continue
+		}
+		wm, pm := medianValue(w.Samples[base]), medianValue(mg.Samples[base])
+		if !(wm > 0 && pm > 0) || minChange*wm/pm <= minChange {
+			return
+		}
+		cell.Floor = minChange * wm / pm
+		cell.FloorText = fmt.Sprintf("±%s, %s of %s", compare.FormatValue(minChange*wm, compare.Unit(mg.Unit)),
+			formatPercent(minChange), head)
+	}
+}
+
+// medianValue returns the median of x, 0 when empty.
+func medianValue(x []float64) float64 {
+	if len(x) == 0 {
+		return 0
+	}
+	s := slices.Clone(x)
+	slices.Sort(s)
+	if len(s)%2 == 1 {
+		return s[len(s)/2]
+	}
+	return (s[len(s)/2-1] + s[len(s)/2]) / 2
 }
 
 // metricFloors are practical floors of metrics noisier than the default

@@ -69,6 +69,13 @@ type MetricHead struct {
 	// metric's test and is called with it, not counted as a test of its
 	// own.
 	Twin string `json:"twin,omitempty"`
+	// PartOf names a primary metric of the same step, in the same unit,
+	// of which this one is a part (the WAL sync time of the time for all
+	// updates): a change of the part matters as far as it moves the
+	// whole, so its practical floor is the report's floor of the whole's
+	// baseline median, in this metric's unit, when that is larger than
+	// its own.
+	PartOf string `json:"part_of,omitempty"`
 }
 
 // ChartKind selects how a chart draws its data.

@@ -48,8 +48,8 @@ func (commitStudy) Info() Info {
 			Primary: []results.MetricHead{
 				{Metric: "elapsed_ms", Head: "Time for all updates"},
 				{Metric: "us_per_update", Head: "Time per update", Twin: "elapsed_ms"},
-				{Metric: "commit_cost_us", Head: "Commit cost per update (WAL write and sync, synchronous standby wait)"},
-				{Metric: "wal_sync_ms", Head: "WAL sync time"},
+				{Metric: "commit_cost_us", Head: "Commit cost per update (WAL write and sync, synchronous standby wait)", PartOf: "us_per_update"},
+				{Metric: "wal_sync_ms", Head: "WAL sync time", PartOf: "elapsed_ms"},
 				{Metric: "wal_syncs", Head: "WAL syncs"},
 				{Metric: "server_cpu_us_per_update", Head: "Server CPU per update"},
 				{Metric: "wal_bytes", Head: "WAL written"},
