@@ -77,7 +77,10 @@ func (c Change) OutcomeText() string {
 	case c.isExact():
 		return fmt.Sprintf("~ (exact metric: need %d repetitions per side; %s)", MinExactReps, n)
 	case c.BelowFloor:
-		return fmt.Sprintf("~ (%s %%, below the floor, %s; %s)", formatSignedNumber((c.RatioEst-1)*100), c.floorText(), n)
+		if c.FloorText != "" {
+			return fmt.Sprintf("~ (%s %%, below the floor, %s; %s)", formatSignedNumber((c.RatioEst-1)*100), c.FloorText, n)
+		}
+		return fmt.Sprintf("~ (%s %%, below the %s %% floor; %s)", formatSignedNumber((c.RatioEst-1)*100), formatPct(c.Floor*100), n)
 	case !c.familyTest() && attainable(c.P, c.MinP, c.Alpha):
 		return c.effectText() + " (auxiliary, not called; " + c.testText() + ")"
 	case c.MinP > c.needP()*(1+1e-9) && c.familyTest():

@@ -22,7 +22,7 @@ func TestAutoRepsFamily(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	spec := &Spec{Studies: runs}
+	spec := &Spec{Studies: runs, Quick: true}
 	a := newAutoReps(spec, 2)
 	if a == nil {
 		t.Fatal("no stopping rule for a quick comparison of two servers")
@@ -47,7 +47,7 @@ func TestAutoRepsFamily(t *testing.T) {
 		}
 		return ownTests(st.Info().Presentation)
 	}
-	if own("copy-errors") != 0 || own("tps") != 2 || own("commit") != 4 || ownTests(nil) != 0 {
+	if own("copy-errors") != 0 || own("tps") != 3 || own("commit") != 6 || ownTests(nil) != 0 {
 		t.Errorf("own tests: copy-errors %d, tps %d, commit %d", own("copy-errors"), own("tps"), own("commit"))
 	}
 	// Three targets: twice the tests.
@@ -101,7 +101,7 @@ func vacuumCases(t *testing.T, n int, factor float64) ([]study.Case, []results.M
 func TestAutoRepsDecide(t *testing.T) {
 	names, _ := StudyNames("all")
 	runs, _ := Studies(names, nil, true)
-	a := newAutoReps(&Spec{Studies: runs}, 2)
+	a := newAutoReps(&Spec{Studies: runs, Quick: true}, 2)
 	cases, ms := vacuumCases(t, 4, 0.5)
 	for _, c := range cases {
 		done, why, err := a.Decide("vacuum", c, []string{"pg16", "pg17"}, ms, false)

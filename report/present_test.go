@@ -32,9 +32,12 @@ func renderAll(t *testing.T, d *Dataset) map[string]string {
 	return out
 }
 
-// withStoredPresentations returns d as the runs would store it now: each
-// study's description with the version and presentation of the study of
-// that name (a study pglab does not know keeps none, at version 1).
+// withStoredPresentations returns d as the runs of its studies' first
+// versions would store it: each study's description with the version and
+// presentation of the study of that name (a study pglab does not know
+// keeps none, at version 1). A study whose presentation changed since
+// (version 2 and later: commit and tps added the server's CPU per
+// operation) stores its first version's, the legacy table's.
 func withStoredPresentations(t *testing.T, d *Dataset) *Dataset {
 	t.Helper()
 	nd := *d
@@ -42,7 +45,13 @@ func withStoredPresentations(t *testing.T, d *Dataset) *Dataset {
 	for i := range nd.Studies {
 		si := &nd.Studies[i]
 		si.Version, si.Presentation = 1, nil
-		if st, err := study.Get(si.Name); err == nil {
+		st, err := study.Get(si.Name)
+		switch {
+		case err != nil:
+		case st.Info().Version > 1:
+			p := legacyPresentations[si.Name]
+			si.Presentation = &p
+		default:
 			si.Version, si.Presentation = st.Info().Version, st.Info().Presentation
 		}
 	}

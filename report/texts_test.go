@@ -153,7 +153,7 @@ func TestBriefMarkdown(t *testing.T) {
 	for _, want := range []string{
 		"## Summary", "## Setup", "- **Time:** measured steps:",
 		"| rows updated | index | metric | pg16 | pg17 | pg17 vs pg16 |",
-		"| 95 % | yes | VACUUM time | 10.4 s ± 2 % | 1.8 s ± 2 % | **5.8× faster (p=0.002 q=0.005 n=6)** |",
+		"| 95 % | yes | VACUUM time | 10.4 s ± 2 % | 1.8 s ± 2 % | **5.8× faster (p=0.000 q=0.000 n=6)** |",
 		"| 95 % | yes | WAL written by VACUUM | 226 MB ± <1 % |",
 		"Left out here (--details shows them): 12 rows of further metrics, VACUUM VERBOSE output.",
 		"Left out here (--details shows them): what the server said.",
