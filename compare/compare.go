@@ -365,6 +365,11 @@ type Change struct {
 	// disturbed (Input.Disturbed).
 	Disturbed int
 
+	// GateMinP is the smallest p its measure's gate could give on the
+	// rounds run: above what a call needs, the change cannot be called
+	// however large (too few rounds at that level).
+	GateMinP float64
+
 	// Repeated reports a figure compared exactly because each side
 	// repeated its value in every round (at least 3), although its
 	// metric is not an exact one: it is changed when the values differ

@@ -90,8 +90,9 @@ type MeasureResult struct {
 
 	// P is the gate's p (sequential under a design: Looks × the
 	// smallest p of its looks), RawP its p over all the rounds, and Q
-	// its Benjamini-Hochberg adjusted p among the measures.
-	P, RawP, Q float64
+	// its Benjamini-Hochberg adjusted p among the measures. MinP is the
+	// smallest P its rounds could have given.
+	P, RawP, Q, MinP float64
 
 	// Passed reports that the gate passed (Q ≤ Alpha): its cases are
 	// tested.
@@ -330,6 +331,7 @@ func (f *Family) gates(groups []*measureGroup, opts Options, planned int) {
 	ps := make([]float64, len(groups))
 	for i, g := range groups {
 		g.res.P, g.res.RawP, g.res.Units = g.gateP(opts.Design)
+		g.res.MinP = g.gateMinP(opts.Design)
 		ps[i] = g.res.P
 	}
 	m := max(len(groups), planned)
@@ -406,6 +408,28 @@ func (g *measureGroup) gateP(d *Design) (p, raw float64, units int) {
 	return math.Min(1, float64(len(d.Looks))*best), raw, units
 }
 
+// gateMinP returns the smallest p the gate could give on the measure's
+// rounds: twice the smaller of the randomization test's (2/2^units) and
+// the smallest U test p of a case times the cases (Simes'), times the
+// looks under a design.
+func (g *measureGroup) gateMinP(d *Design) float64 {
+	u, k := math.Inf(1), 0
+	for _, pc := range g.changes {
+		if pc.pe != nil {
+			u = math.Min(u, uTestMinP(pc.pe.n(), pc.pe.n()))
+			k++
+		}
+	}
+	if k == 0 {
+		return 0
+	}
+	p := 2 * math.Min(gateMinP(g.res.Units), u*float64(k))
+	if d != nil {
+		p *= float64(len(d.Looks))
+	}
+	return math.Min(1, p)
+}
+
 // simes returns Simes' combined p of ps: the smallest p_(i)·k/i.
 func simes(ps []float64) float64 {
 	if len(ps) == 0 {
@@ -433,7 +457,7 @@ func (f *Family) testCases(groups []*measureGroup) {
 		qs := AdjustBH(ps)
 		for i, pc := range g.changes {
 			pc.c.Q = math.Max(g.res.Q, math.Min(1, qs[i]*scale))
-			pc.c.FamilySize = f.MeasureTests
+			pc.c.FamilySize, pc.c.GateMinP = f.MeasureTests, g.res.MinP
 			f.M++
 			if attainable(pc.c.P, pc.c.MinP, f.Alpha) {
 				f.RawSignificant++

@@ -83,6 +83,8 @@ func (c Change) OutcomeText() string {
 		return fmt.Sprintf("~ (%s %%, below the %s %% floor; %s)", formatSignedNumber((c.RatioEst-1)*100), formatPct(c.Floor*100), n)
 	case !c.familyTest() && attainable(c.P, c.MinP, c.Alpha):
 		return c.effectText() + " (auxiliary, not called; " + c.testText() + ")"
+	case c.Pairs > 0 && c.familyTest() && c.GateMinP > c.needP()*(1+1e-9):
+		return fmt.Sprintf("~ (%s: too few rounds for its measure's test among %s)", n, plural(c.FamilySize, "measure"))
 	case c.MinP > c.needP()*(1+1e-9) && c.familyTest():
 		return fmt.Sprintf("~ (%s: too few repetitions for a call among %s)", n, plural(c.FamilySize, "test"))
 	case c.MinP > c.needP()*(1+1e-9):

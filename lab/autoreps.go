@@ -63,8 +63,8 @@ func newAutoReps(spec *Spec, targets int) *autoReps {
 		return nil
 	}
 	a.design = compare.PlanPairedDesign(m, spec.Alpha, pairedStart(spec.Quick), 0)
-	if spec.Budget > 0 {
-		a.budget = &budget{total: spec.Budget, start: time.Now(), left: len(spec.Studies)}
+	if b := spec.budget(); b > 0 {
+		a.budget = &budget{total: b, start: time.Now(), left: len(spec.Studies)}
 	}
 	return a
 }

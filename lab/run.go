@@ -119,8 +119,8 @@ func (l *Lab) manifest() map[string]any {
 	if a := l.auto; a != nil {
 		m["reps"] = "auto"
 		m["design"] = map[string]any{"looks": a.design.Looks, "family": a.design.Family, "alpha": a.design.Alpha, "paired": a.design.Paired}
-		if s.Budget > 0 {
-			m["budget"] = s.Budget.String()
+		if b := s.budget(); b > 0 {
+			m["budget"] = b.String()
 		}
 	}
 	if l.opts.Kind == results.KindStudy && len(s.Studies) == 1 {

@@ -55,7 +55,8 @@ type Spec struct {
 	Reps int
 	// Budget, under --reps auto, is the time the run may spend (--budget):
 	// a case goes past a look only while its study's share of what is
-	// left affords its rounds; 0 is no budget.
+	// left affords its rounds; 0 is DefaultSeedBudget at the seeds'
+	// sizes and none with Quick, NoBudget none at all.
 	Budget time.Duration
 	// Quick selects the studies' quick parameter values and repetitions.
 	Quick bool
@@ -224,14 +225,39 @@ func ParseReps(s string) (int, error) {
 	return n, nil
 }
 
+// NoBudget, as Spec.Budget, runs a comparison at the seeds' sizes without
+// its default budget (--budget none).
+const NoBudget time.Duration = -1
+
+// DefaultSeedBudget is the budget of a comparison at the seeds' sizes under
+// --reps auto when none is given: an hour, of which the rounds to the first
+// look of every study (3) take about 45 minutes on two CPUs. Quick
+// comparisons have none.
+const DefaultSeedBudget = time.Hour
+
 // ParseBudget reads --budget: a duration of at least a second ("30m",
-// "1h30m").
+// "1h30m"), or "none" (NoBudget).
 func ParseBudget(s string) (time.Duration, error) {
+	if strings.TrimSpace(s) == "none" {
+		return NoBudget, nil
+	}
 	d, err := time.ParseDuration(strings.TrimSpace(s))
 	if err != nil || d < time.Second {
-		return 0, fmt.Errorf("want a duration of at least 1s, e.g. 30m or 1h30m, got %q", s)
+		return 0, fmt.Errorf("want a duration of at least 1s, e.g. 30m or 1h30m, or none, got %q", s)
 	}
 	return d, nil
+}
+
+// budget returns the run's budget under --reps auto: Budget, else
+// DefaultSeedBudget at the seeds' sizes; 0 for none.
+func (s *Spec) budget() time.Duration {
+	switch {
+	case s.Budget == NoBudget:
+		return 0
+	case s.Budget == 0 && !s.Quick:
+		return DefaultSeedBudget
+	}
+	return s.Budget
 }
 
 // FailOnRegression is the one value of Spec.FailOn (--fail-on).

@@ -91,7 +91,7 @@ func TestReportFormats(t *testing.T) {
 		"## vacuum — VACUUM after updates (seed 000 §4)",
 		"| rows updated | index | pg16 | pg17 | pg17 vs pg16 |",
 		"| 95 % | yes |",
-		"× faster (p=0.002 q=",
+		"× faster (p=0.000 q=",
 		"## copy-errors",
 		"## How to read this",
 	} {
@@ -102,7 +102,7 @@ func TestReportFormats(t *testing.T) {
 
 	// --alpha: at 0.001 the same samples (p=0.002) are not significant.
 	r = run(t, "report", runA, "--alpha", "0.001", "--store", store)
-	if r.code != 0 || !strings.Contains(r.stdout, "| 95 % | yes |") || !strings.Contains(r.stdout, "~ (n=6: too few repetitions to call a change)") || !strings.Contains(r.stdout, "q = 0.001") {
+	if r.code != 0 || !strings.Contains(r.stdout, "| 95 % | yes |") || !strings.Contains(r.stdout, "~ (n=6: too few rounds for its measure's test among 1 measure)") || !strings.Contains(r.stdout, "q = 0.001") {
 		t.Errorf("--alpha 0.001: exit %d\n%s", r.code, r.stdout)
 	}
 

@@ -13,8 +13,8 @@ type repsFlags struct {
 
 // register adds --reps and --budget to f.
 func (r *repsFlags) register(f *pflag.FlagSet) {
-	f.StringVar(&r.reps, "reps", lab.RepsAuto, "repetitions per case and target: auto (each case runs the fewest that can call a change, more while a primary figure is unresolved, up to 10) or a fixed number N")
-	f.StringVar(&r.budget, "budget", "", "with --reps auto, the time the run may take, e.g. 30m: cases stop adding repetitions when their study's share of it is spent (the report says what stayed unresolved)")
+	f.StringVar(&r.reps, "reps", lab.RepsAuto, "repetitions (rounds) per case and target: auto (each case runs 4 rounds, 3 at the seeds' sizes, then up to 8 and 10 while a primary figure is unresolved) or a fixed number N")
+	f.StringVar(&r.budget, "budget", "", "with --reps auto, the time the run may take, e.g. 30m: cases stop adding rounds when their study's share of it is spent (the report says what stayed unresolved); 1h by default at the seeds' sizes, none for --quick; none: no budget")
 }
 
 // fill checks the flags and copies them into spec.

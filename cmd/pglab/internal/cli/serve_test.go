@@ -182,7 +182,7 @@ func TestServeRealRuns(t *testing.T) {
 	if code != 200 {
 		t.Fatalf("compare: %d", code)
 	}
-	for _, want := range []string{"What differs between the setups", "server version", "16.", "17.", "p=", "Calls: 2 comparisons", "not interleaved", "pg17 vs pg16", "VACUUM time"} {
+	for _, want := range []string{"What differs between the setups", "server version", "16.", "17.", "p=", "; 2 comparisons;", "not interleaved", "pg17 vs pg16", "VACUUM time"} {
 		if !strings.Contains(body, want) {
 			t.Errorf("/compare?runs=%s,%s lacks %q", vac16, vac17, want)
 		}
