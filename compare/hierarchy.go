@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"math"
 	"slices"
-
-	"github.com/aclements/go-moremath/stats"
 )
 
 // A paired family: measures first, then their cases.
@@ -28,7 +26,7 @@ import (
 //     Q ≤ Alpha is the call.
 //  3. The measure as a whole: the mean of its cases' round changes,
 //     each weighted by its precision (a fixed-effect estimate), with a
-//     normal interval of its standard error. The
+//     Student interval of its standard error. The
 //     measure changed when its gate passed and that estimate clears the
 //     floor; it is the same when its gate did not pass and its
 //     1 − 2·Alpha interval lies within ± the floor.
@@ -470,26 +468,33 @@ func (f *Family) testCases(groups []*measureGroup) {
 // cases (before its cases' outcomes, which read it): the mean of the
 // cases' mean round changes weighted by their precision (a fixed-effect
 // estimate of the change the cases share, which the noisiest cases sway
-// least), with a normal interval of its standard error. A case whose
-// rounds all changed by the same amount weighs as a very precise one.
+// least), with a Student interval of its standard error on the cases'
+// pooled degrees of freedom. A case's variance counts at least a tenth of
+// the median case's, so that a case whose few rounds happened to agree
+// (or repeated exactly) does not carry the measure alone.
 func (g *measureGroup) pool(d *Design, alpha float64) {
 	r := &g.res
-	sumW, sumWM := 0.0, 0.0
-	logScale, cases := true, 0
+	var means, vars []float64
+	logScale, df := true, 0
 	for _, pc := range g.changes {
 		if pc.pe == nil {
 			continue
 		}
 		m, sd := pc.pe.meanSD()
-		v := math.Max(sd*sd/float64(pc.pe.n()), 1e-12)
-		sumW += 1 / v
-		sumWM += m / v
+		means, vars = append(means, m), append(vars, sd*sd/float64(pc.pe.n()))
 		logScale = logScale && pc.pe.scale == scaleLog
-		cases++
+		df += pc.pe.n() - 1
 	}
-	if cases == 0 {
+	if len(means) == 0 {
 		r.Outcome = OutcomeUnresolved
 		return
+	}
+	floorVar := math.Max(medianFloat(vars)/10, 1e-12)
+	sumW, sumWM := 0.0, 0.0
+	for i, m := range means {
+		w := 1 / math.Max(vars[i], floorVar)
+		sumW += w
+		sumWM += w * m
 	}
 	toRatio := func(x float64) float64 {
 		if logScale {
@@ -498,8 +503,7 @@ func (g *measureGroup) pool(d *Design, alpha float64) {
 		return 1 + x
 	}
 	mean, se := sumWM/sumW, math.Sqrt(1/sumW)
-	norm := stats.NormalDist{Mu: 0, Sigma: 1}
-	hw := func(a float64) float64 { return norm.InvCDF(1-a/2) * se }
+	hw := func(a float64) float64 { return tQuantile(1-a/2, max(df, 1)) * se }
 	sameAlpha := math.Min(2*alpha, 1)
 	if d != nil {
 		sameAlpha = math.Min(2*d.LookAlpha(), 1)
@@ -519,6 +523,14 @@ func (g *measureGroup) pool(d *Design, alpha float64) {
 		r.Outcome = OutcomeUnresolved
 		r.Verdict = NotSignificant
 	}
+}
+
+// medianFloat returns the median of x (0 when empty).
+func medianFloat(x []float64) float64 {
+	if len(x) == 0 {
+		return 0
+	}
+	return median(x)
 }
 
 // decidePaired sets the outcome of one change of a paired family.

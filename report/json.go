@@ -252,6 +252,9 @@ type jsonChange struct {
 	SpreadSide      *float64 `json:"spread_side_percent,omitempty"`
 	SideCorrelation *float64 `json:"side_correlation,omitempty"`
 	RoundsNeeded    int      `json:"rounds_needed,omitempty"`
+	// DisturbedRounds counts the rounds left out as disturbed by other
+	// processes' CPU (the study's noise statement names them).
+	DisturbedRounds int `json:"disturbed_rounds,omitempty"`
 }
 
 // jsonMeasure is the test of one measure (a primary metric of a study
@@ -562,7 +565,7 @@ func jsonMetricOf(caseName string, res *compare.Result, primary bool) jsonMetric
 		if c.Looks > 0 {
 			jc.Looks, jc.LookN, jc.RawP, jc.SameLookN = c.Looks, c.Look, jnum(c.RawP), c.SameLook
 		}
-		jc.Pairs, jc.Level, jc.RoundsNeeded = c.Pairs, c.Level.String(), c.RoundsNeeded
+		jc.Pairs, jc.Level, jc.RoundsNeeded, jc.DisturbedRounds = c.Pairs, c.Level.String(), c.RoundsNeeded, c.Disturbed
 		if c.Pairs > 0 {
 			jc.Measure = measureMetric(c.Measure)
 			jc.SpreadRound, jc.SpreadSide, jc.SideCorrelation = jnum(c.SpreadRound), jnum(c.SpreadSide), jnum(c.SideCorrelation)

@@ -31,6 +31,12 @@ type noiseFigures struct {
 	ForeignMedian *float64 `json:"foreign_cpu_median_percent"`
 	ForeignMax    *float64 `json:"foreign_cpu_max_percent"`
 	StealMax      *float64 `json:"steal_max_percent"`
+	// FsyncMedianMS is the median time of one WAL fsync over the steps
+	// (wal_sync_ms / wal_syncs) and FsyncSpread how much it varied from
+	// step to step (the median over cases of its relative standard
+	// deviation, percent); null where the study records no WAL syncs.
+	FsyncMedianMS *float64 `json:"fsync_median_ms,omitempty"`
+	FsyncSpread   *float64 `json:"fsync_spread_percent,omitempty"`
 	// Disturbed names the rounds ("case · round N") in which foreign
 	// CPU on either side exceeded the study's median round by
 	// disturbedMargin points: left out of the paired comparison.
@@ -121,6 +127,7 @@ func (sv *studyView) machineNoise(nf *noiseFigures) {
 			}
 		}
 	}
+	sv.fsyncNoise(nf, targets)
 	disturbed := disturbedRounds(sv.group, targets)
 	for _, cv := range sv.Cases {
 		for _, r := range disturbed[cv.Key] {
@@ -133,6 +140,56 @@ func (sv *studyView) machineNoise(nf *noiseFigures) {
 	if len(steal) > 0 {
 		nf.StealMax = jnum(slices.Max(steal))
 	}
+}
+
+// fsyncNoise adds the time of one WAL fsync over the study's steps on the
+// targets and how much it varied from step to step.
+func (sv *studyView) fsyncNoise(nf *noiseFigures, targets []string) {
+	var all, spreads []float64
+	for _, cg := range sv.group.Cases {
+		var ms, n MetricGroup
+		for _, mg := range cg.Metrics {
+			switch mg.Name {
+			case "wal_sync_ms":
+				ms = mg
+			case "wal_syncs":
+				n = mg
+			}
+		}
+		for _, t := range targets {
+			var lat []float64
+			for i, v := range ms.Samples[t] {
+				if i < len(n.Samples[t]) && n.Samples[t][i] >= 10 {
+					lat = append(lat, v/n.Samples[t][i])
+				}
+			}
+			all = append(all, lat...)
+			if cv, ok := relativeSD(lat); ok {
+				spreads = append(spreads, cv)
+			}
+		}
+	}
+	nf.FsyncMedianMS, nf.FsyncSpread = medianOf(all), medianOf(spreads)
+}
+
+// relativeSD returns the standard deviation of x over its mean, in
+// percent; false for fewer than 3 values or a mean of 0.
+func relativeSD(x []float64) (float64, bool) {
+	if len(x) < 3 {
+		return 0, false
+	}
+	mean := 0.0
+	for _, v := range x {
+		mean += v / float64(len(x))
+	}
+	if mean == 0 {
+		return 0, false
+	}
+	ss := 0.0
+	for _, v := range x {
+		ss += (v - mean) * (v - mean)
+	}
+	return math.Sqrt(ss/float64(len(x)-1)) / mean * 100, true
 }
 
 // medianOf returns the median of x, nil when empty.
@@ -179,10 +236,21 @@ func (nf noiseFigures) text() string {
 		}
 		parts = append(parts, s+".")
 	}
+	if nf.FsyncMedianMS != nil && nf.FsyncSpread != nil {
+		parts = append(parts, fmt.Sprintf("A WAL fsync took %s ms (median) and varied by ±%s %% from step to step: the disk's share of the spread.",
+			formatPctValue(*nf.FsyncMedianMS), formatPctValue(*nf.FsyncSpread)))
+	}
 	switch {
 	case nf.Unresolved == 0:
 	case nf.RoundsNeeded == 0:
 		parts = append(parts, fmt.Sprintf("%s unresolved.", plural(nf.Unresolved, "primary figure")))
+	case nf.Unresolved == 1:
+		s := fmt.Sprintf("1 primary figure unresolved after %d rounds: at its present estimate and spread it would need about %d rounds",
+			nf.Rounds, nf.RoundsNeeded)
+		if nf.RoundsNeeded > 4*max(nf.Rounds, 1) {
+			s += " — more than rounds can buy here: a quieter machine (less spread within a round) or a larger floor"
+		}
+		parts = append(parts, s+".")
 	default:
 		s := fmt.Sprintf("%s unresolved after %d rounds: at their present estimates and spread they would need about %d rounds (median; up to %d)",
 			plural(nf.Unresolved, "primary figure"), nf.Rounds, nf.RoundsNeeded, nf.RoundsNeededMax)

@@ -13,7 +13,7 @@ type repsFlags struct {
 
 // register adds --reps and --budget to f.
 func (r *repsFlags) register(f *pflag.FlagSet) {
-	f.StringVar(&r.reps, "reps", lab.RepsAuto, "repetitions (rounds) per case and target: auto (each case runs 4 rounds, 3 at the seeds' sizes, then up to 8 and 10 while a primary figure is unresolved) or a fixed number N")
+	f.StringVar(&r.reps, "reps", lab.RepsAuto, "repetitions (rounds) per case and target: auto (each case runs 4 rounds, then 8 and 10 while a primary figure is unresolved; 3, 6 and 10 at the seeds' sizes) or a fixed number N")
 	f.StringVar(&r.budget, "budget", "", "with --reps auto, the time the run may take, e.g. 30m: cases stop adding rounds when their study's share of it is spent (the report says what stayed unresolved); 1h by default at the seeds' sizes, none for --quick; none: no budget")
 }
 
