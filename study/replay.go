@@ -178,6 +178,10 @@ func (st *replayStudy) noteSessions(s *Session) {
 	cfg := s.Target.config
 	s.In(Case{}).Note("%d captured sessions (databases %s; users %s) replayed as user %s in database %s, each on a connection of its own",
 		len(st.wl.Sessions), setText(dbs), setText(users), cfg.User, cfg.Database)
+	if ids := st.wl.IDs; ids.Sources > 0 {
+		s.In(Case{}).Note("ids: %d statements give ids (INSERT … RETURNING, nextval, currval, lastval); the captured id of %d is known from its later use, %d uses in all, each sent with the id the target gave (the log does not show the others' ids: their uses are sent as captured)",
+			ids.Sources, ids.Traced, ids.Uses)
+	}
 }
 
 // setText lists a set's members, sorted.

@@ -133,8 +133,16 @@ func (st *replayStudy) record(s *Session, c Case, r *replay.Round) {
 		whole.Record("lag_p99_ms", p99, "ms", LowerIsBetter())
 		lag = fmt.Sprintf("; schedule lag p50 %.2f ms, p99 %.2f ms", p50, p99)
 	}
-	s.In(Case{}).Note("fidelity: %d of %d captured statements executed; %d failed, %d of them unexpectedly (they succeeded at capture)%s",
-		r.Sent, st.wl.Statements, r.Failed, r.Unexpected, lag)
+	ids := ""
+	if plan := st.wl.IDs; plan.Traced > 0 {
+		whole.Record("ids_mapped", float64(r.IDs.Mapped), "count", Exact())
+		whole.Record("ids_unmapped", float64(r.IDs.Early), "count", LowerIsBetter(), Exact())
+		whole.Record("id_sources_lost", float64(r.IDs.Lost), "count", LowerIsBetter(), Exact())
+		ids = fmt.Sprintf("; ids: %d of %d sources gave theirs (%d failed or returned none), %d of %d uses mapped (%d to another value), %d sent as captured before their source gave one",
+			r.IDs.Produced, plan.Traced, r.IDs.Lost, r.IDs.Mapped, plan.Uses, r.IDs.Changed, r.IDs.Early)
+	}
+	s.In(Case{}).Note("fidelity: %d of %d captured statements executed; %d failed, %d of them unexpectedly (they succeeded at capture)%s%s",
+		r.Sent, st.wl.Statements, r.Failed, r.Unexpected, lag, ids)
 	if r.ConnectErrors > 0 {
 		s.In(Case{}).Note("%d sessions could not connect, %d statements not sent (first: %s)", r.ConnectErrors, r.Unsent, oneLineError{r.ConnectError})
 	}

@@ -18,7 +18,11 @@
 // executions, as at capture). Transaction blocks run as captured: a
 // statement that fails inside one leaves the session's transaction
 // aborted, and the statements up to its ROLLBACK fail (25P02) as they did
-// on the source.
+// on the source. Ids are mapped: the values an INSERT … RETURNING or a
+// sequence call gives on the target replace the captured ones in the
+// statements that use them later, in every session (ids.go says how the
+// captured values are found from the log; Round.IDs counts what was
+// mapped and what could not be).
 //
 // A [Round] holds, per fingerprint, every call's latency (from sending
 // the statement to reading its result), the failures by SQLSTATE (those of

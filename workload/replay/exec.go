@@ -1,6 +1,7 @@
 package replay
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"time"
@@ -14,6 +15,9 @@ type execResult struct {
 	rows  int64
 	hash  uint64
 	state string // SQLSTATE of a failure, "" for success
+	// first is the first row's values, when asked for and the statement
+	// succeeded.
+	first [][]byte
 }
 
 // Pseudo SQLSTATEs of failures that are not the server's.
@@ -27,17 +31,19 @@ const (
 // one Query message, or the extended protocol's Parse/Bind/Execute with
 // its parameters in text form (types left for the server to infer), under
 // its prepared statement's name when it had one (prepared on first use in
-// the session, before the time starts).
-func (r *sessionRun) exec(ctx context.Context, conn *pgconn.PgConn, st *Stmt, hash bool) execResult {
+// the session, before the time starts). sql and params are the
+// statement's with its ids mapped; keep asks for the first row's values.
+func (r *sessionRun) exec(ctx context.Context, conn *pgconn.PgConn, st *Stmt, sql string, params [][]byte, hash, keep bool) execResult {
+	rd := rowReader{hash: hash, keep: keep}
 	switch {
 	case !st.Extended:
 		start := time.Now()
-		res := readMulti(conn.Exec(ctx, st.SQL), hash)
+		res := rd.multi(conn.Exec(ctx, sql))
 		res.ms = msSince(start)
 		return res
 	case st.Name == "":
 		start := time.Now()
-		res := readResult(conn.ExecParams(ctx, st.SQL, st.Params, nil, nil, nil), hash)
+		res := rd.one(conn.ExecParams(ctx, sql, params, nil, nil, nil))
 		res.ms = msSince(start)
 		return res
 	}
@@ -56,17 +62,28 @@ func (r *sessionRun) exec(ctx context.Context, conn *pgconn.PgConn, st *Stmt, ha
 		r.prepared[st.Name] = st.SQL
 	}
 	start := time.Now()
-	res := readResult(conn.ExecPrepared(ctx, st.Name, st.Params, nil, nil), hash)
+	res := rd.one(conn.ExecPrepared(ctx, st.Name, params, nil, nil))
 	res.ms = msSince(start)
 	return res
 }
 
-// readResult reads one result, hashing its rows when asked.
-func readResult(rr *pgconn.ResultReader, hash bool) execResult {
+// rowReader reads results: hashing their rows, keeping the first row's
+// values, as asked.
+type rowReader struct {
+	hash, keep bool
+}
+
+// one reads one result.
+func (rd rowReader) one(rr *pgconn.ResultReader) execResult {
 	var res execResult
 	for rr.NextRow() {
-		if hash {
+		if rd.hash {
 			res.hash += RowHash(rr.Values())
+		}
+		if rd.keep && res.first == nil {
+			for _, v := range rr.Values() {
+				res.first = append(res.first, bytes.Clone(v))
+			}
 		}
 	}
 	ct, err := rr.Close()
@@ -78,14 +95,17 @@ func readResult(rr *pgconn.ResultReader, hash bool) execResult {
 	return res
 }
 
-// readMulti reads the results of a simple-protocol query (one or more
-// statements).
-func readMulti(mrr *pgconn.MultiResultReader, hash bool) execResult {
+// multi reads the results of a simple-protocol query (one or more
+// statements); the first row is the first that any of them returned.
+func (rd rowReader) multi(mrr *pgconn.MultiResultReader) execResult {
 	var res execResult
 	for mrr.NextResult() {
-		r := readResult(mrr.ResultReader(), hash)
+		r := rd.one(mrr.ResultReader())
 		res.rows += r.rows
 		res.hash += r.hash
+		if res.first == nil {
+			res.first = r.first
+		}
 		if res.state == "" {
 			res.state = r.state
 		}

@@ -21,6 +21,8 @@ type Workload struct {
 	FPs      []*FP
 	// Statements counts the statements of every session.
 	Statements int
+	// IDs counts the id sources and the uses of their captured ids.
+	IDs IDPlan
 	// FirstUS is the offset of the first statement (of the first session
 	// without statements): offset 0 of a replay. Sessions that connected
 	// before it connect at once; the log's idle time before it is not
@@ -50,6 +52,11 @@ type Stmt struct {
 	Params [][]byte // nil for SQL NULL
 	// Error is the SQLSTATE it failed with at capture.
 	Error string
+	// IDValue is, for an id source (FP.IDSource), the captured id it gave
+	// as its later use shows ("" when none was found); IDUses are the
+	// captured ids it sends (see Ids in ids.go).
+	IDValue string
+	IDUses  []IDUse
 }
 
 // FP is a fingerprint: the statements that differ only in constants.
@@ -62,6 +69,9 @@ type FP struct {
 	// without data-modifying statements): its results are compared across
 	// targets.
 	ReadOnly bool
+	// IDSource marks an INSERT … RETURNING or a call of nextval, currval
+	// or lastval: its statements give ids that later ones use.
+	IDSource bool
 	// Explain is the first of its statements that succeeded at capture and
 	// that EXPLAIN takes (one SELECT, INSERT, UPDATE, DELETE, MERGE,
 	// VALUES, TABLE or WITH statement), or nil.
@@ -121,6 +131,7 @@ func read(r *workload.Reader) (*Workload, error) {
 	}
 	w.End, _ = r.End()
 	sort.SliceStable(w.Sessions, func(i, j int) bool { return w.Sessions[i].StartUS < w.Sessions[j].StartUS })
+	w.planIDs()
 	return w, nil
 }
 
@@ -169,12 +180,13 @@ func classify(f *workload.Fingerprint) *FP {
 	if len(words) == 0 {
 		return fp
 	}
+	fp.IDSource = isIDSource(words)
 	switch words[0] {
 	case "select", "values", "table", "with":
 		fp.ReadOnly = true
 		for _, w := range words {
 			switch w {
-			case "insert", "update", "delete", "merge", "into", "nextval", "setval":
+			case "insert", "update", "delete", "merge", "into", "nextval", "setval", "currval", "lastval":
 				fp.ReadOnly = false
 			}
 		}

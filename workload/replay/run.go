@@ -54,6 +54,8 @@ type Round struct {
 	// Lags are, in timed mode, how late each statement was sent (ms):
 	// its actual start minus its scheduled one.
 	Lags []float64
+	// IDs counts the ids the round mapped (see Ids in ids.go).
+	IDs IDCounts
 }
 
 // FPRound is one fingerprint's figures in a round.
@@ -87,11 +89,12 @@ func Run(ctx context.Context, w *Workload, opts Options) (*Round, error) {
 	round := &Round{FPs: make([]FPRound, len(w.FPs))}
 	var mu sync.Mutex
 	var wg sync.WaitGroup
+	ids := &idMap{m: map[string]string{}}
 	for _, s := range w.Sessions {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			sr := &sessionRun{w: w, s: s, opts: opts, base: base, fps: map[int]*FPRound{}}
+			sr := &sessionRun{w: w, s: s, opts: opts, base: base, fps: map[int]*FPRound{}, ids: ids}
 			sr.run(ctx)
 			mu.Lock()
 			sr.mergeInto(round)
@@ -142,6 +145,8 @@ type sessionRun struct {
 	unsent       int
 	connectErr   error
 	prepared     map[string]string // name → SQL prepared under it
+	ids          *idMap
+	idCounts     IDCounts
 }
 
 // run connects at the session's offset and sends its statements.
@@ -180,7 +185,14 @@ func (r *sessionRun) statement(ctx context.Context, conn *pgconn.PgConn, st *Stm
 		fr = &FPRound{}
 		r.fps[st.FP] = fr
 	}
-	res := r.exec(ctx, conn, st, fp.ReadOnly)
+	sql, params := r.ids.rewrite(st, &r.idCounts)
+	res := r.exec(ctx, conn, st, sql, params, fp.ReadOnly, st.IDValue != "")
+	if st.IDValue != "" {
+		if res.state != "" {
+			res.first = nil
+		}
+		r.ids.produced(st, res.first, sql, params, &r.idCounts)
+	}
 	r.sent++
 	fr.Latencies = append(fr.Latencies, res.ms)
 	fr.Rows += res.rows
@@ -206,6 +218,7 @@ func (r *sessionRun) mergeInto(round *Round) {
 	round.Unexpected += r.unexpected
 	round.Unsent += r.unsent
 	round.Lags = append(round.Lags, r.lags...)
+	round.IDs.Add(r.idCounts)
 	if r.connectErr != nil {
 		round.ConnectErrors++
 		if round.ConnectError == nil {

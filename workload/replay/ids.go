@@ -1,0 +1,313 @@
+package replay
+
+import (
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/pglab/pglab/workload/sqltext"
+)
+
+// Ids: a replayed INSERT takes its id from the target's sequence, which
+// need not give the value the source gave (sessions interleave otherwise,
+// a failed statement consumed a value, …); statements that later use the
+// captured id would then miss their row (a foreign-key error, an UPDATE of
+// 0 rows) or hit another one. Replay maps the ids: the values an id source
+// returns on the target stand for the captured values in every later
+// statement, of its own session and of the others.
+//
+// The log does not show what a statement returned, so the captured value
+// of an id source is found from its use. An id source is a statement whose
+// text is an INSERT … RETURNING or calls nextval, currval or lastval. Its
+// captured value is an integer that its own session sends after it
+// (within idWindow statements) and that no statement of the workload sent
+// before (a new value: the application had it from the source); the
+// oldest source of the session still waiting takes one first, and from a
+// statement holding several new integers the one nearest to the last
+// value its fingerprint's sources took (the largest for the first). On the
+// target, the source's value is the first integer column of its first row
+// that is none of its own inputs. Every later occurrence of a captured
+// value — a bind parameter, or an integer constant (plain or quoted) of a
+// simple-protocol or unnamed statement's text — is replaced by the
+// target's value once the source has given it; an occurrence sent before
+// its source ran on the target (another session's timing), or after the
+// source failed there, is sent as captured and counted.
+
+// idWindow is how many of its session's statements after an id source may
+// carry its captured value first.
+const idWindow = 10
+
+// IDUse is one occurrence of a captured id in a statement: a bind
+// parameter (Param ≥ 0) or the bytes [Start, End) of its text.
+type IDUse struct {
+	Param      int
+	Start, End int
+	// Value is the captured id.
+	Value string
+}
+
+// IDPlan counts what the workload's id sources and uses are.
+type IDPlan struct {
+	// Sources counts the id sources; Traced those whose captured value was
+	// found from a later use.
+	Sources, Traced int
+	// Uses counts the occurrences of traced captured ids in later
+	// statements.
+	Uses int
+}
+
+// IDCounts are what a round did with the ids.
+type IDCounts struct {
+	// Produced counts the traced id sources that gave a value on the
+	// target; Lost those that gave none (they failed, or returned no
+	// integer that was not an input).
+	Produced, Lost int
+	// Mapped counts the uses sent with the target's value (Changed of them
+	// with a value other than the captured one); Early those sent as
+	// captured because their source had not given a value yet (it ran
+	// later on the target, or gave none).
+	Mapped, Changed, Early int
+}
+
+// Add adds o to c.
+func (c *IDCounts) Add(o IDCounts) {
+	c.Produced += o.Produced
+	c.Lost += o.Lost
+	c.Mapped += o.Mapped
+	c.Changed += o.Changed
+	c.Early += o.Early
+}
+
+// isIDSource reports whether a normalised text's statements give ids: an
+// INSERT with RETURNING, or a call of nextval, currval or lastval.
+func isIDSource(words []string) bool {
+	insert, returning := false, false
+	for _, w := range words {
+		switch w {
+		case "nextval", "currval", "lastval":
+			return true
+		case "insert":
+			insert = true
+		case "returning":
+			returning = true
+		}
+	}
+	return insert && returning
+}
+
+// integersOf returns the integers a statement sends: its bind parameters
+// whose text is an integer, and, when its text may be rewritten (simple
+// protocol or the unnamed statement), its integer constants, plain or
+// in single quotes.
+func integersOf(st *Stmt) []IDUse {
+	var out []IDUse
+	for i, p := range st.Params {
+		if p != nil && isInteger(string(p)) {
+			out = append(out, IDUse{Param: i, Value: string(p)})
+		}
+	}
+	if st.Extended && st.Name != "" {
+		return out
+	}
+	pos := 0
+	for _, t := range sqltext.Tokens(st.SQL) {
+		switch t.Kind {
+		case sqltext.Number:
+			if isInteger(t.Text) {
+				out = append(out, IDUse{Param: -1, Start: pos, End: pos + len(t.Text), Value: t.Text})
+			}
+		case sqltext.String:
+			if len(t.Text) > 2 && t.Text[0] == '\'' && t.Text[len(t.Text)-1] == '\'' && isInteger(t.Text[1:len(t.Text)-1]) {
+				out = append(out, IDUse{Param: -1, Start: pos + 1, End: pos + len(t.Text) - 1, Value: t.Text[1 : len(t.Text)-1]})
+			}
+		}
+		pos += len(t.Text)
+	}
+	return out
+}
+
+// isInteger reports whether s is a decimal integer of at most 19 digits
+// with no sign, leading zero or separator (the text form of an id).
+func isInteger(s string) bool {
+	if len(s) == 0 || len(s) > 19 || (len(s) > 1 && s[0] == '0') {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+// stmtRef is a statement's place: its session and index there.
+type stmtRef struct{ s, i int }
+
+// planIDs finds the workload's id sources, their captured values and
+// their uses (see Ids above), and sets Stmt.IDValue and Stmt.IDUses.
+func (w *Workload) planIDs() {
+	order := w.globalOrder()
+	ints := map[stmtRef][]IDUse{}
+	first := map[string]stmtRef{} // a value's first occurrence
+	for _, ref := range order {
+		us := integersOf(&w.Sessions[ref.s].Statements[ref.i])
+		ints[ref] = us
+		for _, u := range us {
+			if _, ok := first[u.Value]; !ok {
+				first[u.Value] = ref
+			}
+		}
+	}
+	source := map[string]stmtRef{} // a captured id's source
+	last := map[int]string{}       // a fingerprint's last traced value
+	for si, s := range w.Sessions {
+		var pending []int
+		for i := range s.Statements {
+			st := &s.Statements[i]
+			pending = slices.DeleteFunc(pending, func(k int) bool { return i-k > idWindow })
+			var fresh []string // integers first sent here
+			for _, u := range ints[stmtRef{si, i}] {
+				if first[u.Value] == (stmtRef{si, i}) && !slices.Contains(fresh, u.Value) {
+					fresh = append(fresh, u.Value)
+				}
+			}
+			for len(pending) > 0 && len(fresh) > 0 {
+				src := &s.Statements[pending[0]]
+				k := nearest(fresh, last[src.FP])
+				src.IDValue = fresh[k]
+				source[fresh[k]] = stmtRef{si, pending[0]}
+				last[src.FP] = fresh[k]
+				fresh = slices.Delete(fresh, k, k+1)
+				pending = pending[1:]
+			}
+			if w.FPs[st.FP].IDSource {
+				w.IDs.Sources++
+				pending = append(pending, i)
+			}
+		}
+	}
+	w.IDs.Traced = len(source)
+	for _, ref := range order {
+		st := &w.Sessions[ref.s].Statements[ref.i]
+		for _, u := range ints[ref] {
+			if _, ok := source[u.Value]; ok {
+				st.IDUses = append(st.IDUses, u)
+				w.IDs.Uses++
+			}
+		}
+	}
+}
+
+// nearest returns the index of the candidate closest (by ratio) to the
+// last value its source's fingerprint gave, or of the largest when there
+// is none: ids of one statement come from one sequence and grow, and an
+// id is mostly larger than the small new integers sent beside it (a
+// quantity, an amount in cents).
+func nearest(cands []string, last string) int {
+	best, bestD := 0, math.Inf(1)
+	ref, _ := strconv.ParseFloat(last, 64)
+	for k, c := range cands {
+		v, _ := strconv.ParseFloat(c, 64)
+		d := -v
+		if last != "" {
+			d = math.Abs(math.Log((v + 1) / (ref + 1)))
+		}
+		if d < bestD {
+			best, bestD = k, d
+		}
+	}
+	return best
+}
+
+// globalOrder returns every statement's place in the order the source
+// sent them (start time, then session order).
+func (w *Workload) globalOrder() []stmtRef {
+	var out []stmtRef
+	for si, s := range w.Sessions {
+		for i := range s.Statements {
+			out = append(out, stmtRef{si, i})
+		}
+	}
+	slices.SortStableFunc(out, func(a, b stmtRef) int {
+		ta, tb := w.Sessions[a.s].Statements[a.i].StartUS, w.Sessions[b.s].Statements[b.i].StartUS
+		switch {
+		case ta < tb:
+			return -1
+		case ta > tb:
+			return 1
+		}
+		return 0
+	})
+	return out
+}
+
+// idMap holds a round's ids: captured value → the target's. Its sessions
+// share it.
+type idMap struct {
+	mu sync.Mutex
+	m  map[string]string
+}
+
+// rewrite returns the statement's text and parameters with each captured
+// id it uses replaced by the target's value where there is one, and
+// counts the uses.
+func (m *idMap) rewrite(st *Stmt, c *IDCounts) (string, [][]byte) {
+	if len(st.IDUses) == 0 {
+		return st.SQL, st.Params
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	params := st.Params
+	var sql strings.Builder
+	at := 0
+	copied := false
+	for _, u := range st.IDUses {
+		v, ok := m.m[u.Value]
+		if !ok {
+			c.Early++
+			continue
+		}
+		c.Mapped++
+		if v == u.Value {
+			continue
+		}
+		c.Changed++
+		if u.Param >= 0 {
+			if !copied {
+				params, copied = slices.Clone(st.Params), true
+			}
+			params[u.Param] = []byte(v)
+			continue
+		}
+		sql.WriteString(st.SQL[at:u.Start])
+		sql.WriteString(v)
+		at = u.End
+	}
+	if at == 0 {
+		return st.SQL, params
+	}
+	sql.WriteString(st.SQL[at:])
+	return sql.String(), params
+}
+
+// produced records the value an id source gave on the target: the first
+// integer column of its first row that is none of the statement's own
+// (rewritten) inputs.
+func (m *idMap) produced(st *Stmt, row [][]byte, sql string, params [][]byte, c *IDCounts) {
+	inputSet := map[string]bool{}
+	for _, u := range integersOf(&Stmt{SQL: sql, Params: params, Extended: st.Extended, Name: st.Name}) {
+		inputSet[u.Value] = true
+	}
+	for _, v := range row {
+		if v != nil && isInteger(string(v)) && !inputSet[string(v)] {
+			m.mu.Lock()
+			m.m[st.IDValue] = string(v)
+			m.mu.Unlock()
+			c.Produced++
+			return
+		}
+	}
+	c.Lost++
+}
