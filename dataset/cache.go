@@ -127,11 +127,13 @@ func (c *Cache) Acquire(ctx context.Context, key Key, build BuildFunc) (*Entry, 
 			return nil, got, err
 		}
 		if ok {
-			err := c.buildLocked(ctx, id, key, build, &got)
-			l.unlock()
-			if err != nil {
+			if err := c.buildLocked(ctx, id, key, build, &got); err != nil {
+				// The build left nothing (build removes its directory):
+				// neither does its lock file.
+				l.remove()
 				return nil, got, err
 			}
+			l.unlock()
 			continue
 		}
 		t0 := time.Now()

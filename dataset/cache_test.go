@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -466,5 +467,37 @@ func TestParseSize(t *testing.T) {
 		if _, err := dataset.ParseSize(bad); err == nil {
 			t.Errorf("ParseSize(%q) accepted", bad)
 		}
+	}
+}
+
+// TestFailedBuildLeavesNothing: a build that fails (a script the server
+// refuses) leaves neither an entry directory nor its lock file, and the
+// next Acquire builds again.
+func TestFailedBuildLeavesNothing(t *testing.T) {
+	ctx := context.Background()
+	b := pgtest.Binaries(t, pgtest.DefaultVersion())
+	dir := pgtest.TempDir(t)
+	c, _ := dataset.Open(dir, 0)
+	refused := errors.New("ERROR: syntax error at or near \"CREAT\"")
+	fail := func(ctx context.Context, dir string) error {
+		if err := os.WriteFile(filepath.Join(dir, "half"), []byte("x"), 0o600); err != nil {
+			return err
+		}
+		return refused
+	}
+	if _, _, err := c.Acquire(ctx, testKey(b, 10), fail); !errors.Is(err, refused) {
+		t.Fatalf("a failed build returned %v", err)
+	}
+	left, _ := os.ReadDir(dir)
+	for _, e := range left {
+		t.Errorf("a failed build left %s in the cache", e.Name())
+	}
+	e, got, err := c.Acquire(ctx, testKey(b, 10), tableBuild(b, 10))
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.Release()
+	if !got.Built {
+		t.Error("the entry was not built after the failed build")
 	}
 }

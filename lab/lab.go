@@ -431,6 +431,10 @@ func (l *Lab) Close(runErr error) error {
 		l.co.Close(runErr)
 		l.co = nil
 	}
+	if l.Run != nil && l.discardable(runErr) {
+		err = l.Run.Discard(context.Background())
+		l.Run = nil
+	}
 	if l.Run != nil {
 		status := results.StatusDone
 		switch {
@@ -466,6 +470,23 @@ func (l *Lab) Close(runErr error) error {
 		l.Store = nil
 	}
 	return err
+}
+
+// discardable reports whether the run ended on bad input that a study
+// found only when it ran (a parameter's file the server refused, such as
+// replay.data) before any other study measured anything: such a run is
+// removed from the store, as a flag error leaves nothing.
+func (l *Lab) discardable(runErr error) bool {
+	var pe *study.ParamError
+	if !errors.As(runErr, &pe) || pe.Study == "" {
+		return false
+	}
+	for _, name := range l.Run.MeasuredStudies() {
+		if name != pe.Study {
+			return false
+		}
+	}
+	return true
 }
 
 // Runner returns a study runner over the lab's targets, storing into its

@@ -27,6 +27,10 @@ type Run struct {
 	mu       sync.RWMutex
 	targets  map[string]int64 // target name → targets.id
 	finished bool
+
+	// studiesMu guards studies: the studies the run holds measurements of.
+	studiesMu sync.Mutex
+	studies   map[string]bool
 }
 
 // runIDRE is what a run ID (or a prefix of one) may look like.
@@ -220,6 +224,7 @@ func (r *Run) AddMeasurements(ctx context.Context, ms []Measurement) error {
 		dir           Direction
 		at            any
 	}
+	r.noteStudies(ms)
 	rows := make([]row, len(ms))
 	for i, m := range ms {
 		where := fmt.Sprintf("measurement %d (%s %s)", i+1, m.Study, m.Metric)
@@ -349,4 +354,51 @@ func (r *Run) Finish(ctx context.Context, status Status, runErr error) error {
 // sortSettings orders settings by name.
 func sortSettings(s []Setting) {
 	sort.Slice(s, func(i, j int) bool { return s[i].Name < s[j].Name })
+}
+
+// Discard removes the run and everything stored under it (targets,
+// measurements, artefacts): for a run that ended on bad input, which is
+// to leave nothing behind. After Discard the run accepts no more writes.
+func (r *Run) Discard(ctx context.Context) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if err := r.checkOpen(); err != nil {
+		return err
+	}
+	ctx, cancel := writeCtx(ctx)
+	defer cancel()
+	err := r.s.inTx(ctx, "discard run "+r.id, func(tx *sql.Tx) error {
+		_, err := tx.ExecContext(ctx, r.s.rebind(`DELETE FROM runs WHERE id = ?`), r.id)
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	r.finished = true
+	return nil
+}
+
+// noteStudies remembers the studies of measurements being stored.
+func (r *Run) noteStudies(ms []Measurement) {
+	r.studiesMu.Lock()
+	defer r.studiesMu.Unlock()
+	if r.studies == nil {
+		r.studies = map[string]bool{}
+	}
+	for _, m := range ms {
+		r.studies[m.Study] = true
+	}
+}
+
+// MeasuredStudies returns the studies the run was given measurements of,
+// sorted.
+func (r *Run) MeasuredStudies() []string {
+	r.studiesMu.Lock()
+	defer r.studiesMu.Unlock()
+	var out []string
+	for s := range r.studies {
+		out = append(out, s)
+	}
+	sort.Strings(out)
+	return out
 }

@@ -731,3 +731,50 @@ func rawExec(t *testing.T, s *Store, q string, args ...any) {
 }
 
 var _ = sql.ErrNoRows
+
+// TestDiscard removes a run with its targets, measurements and
+// artefacts; the store's other runs stay.
+func TestDiscard(t *testing.T) {
+	forEachStore(t, func(t *testing.T, loc string) {
+		s := mustOpen(t, loc)
+		ctx := context.Background()
+		keep, err := s.BeginRun(ctx, RunInfo{Kind: KindStudy})
+		if err != nil {
+			t.Fatal(err)
+		}
+		r, err := s.BeginRun(ctx, RunInfo{Kind: KindStudy})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, run := range []*Run{keep, r} {
+			if err := run.AddTarget(ctx, Target{Name: "a", Kind: TargetManaged}); err != nil {
+				t.Fatal(err)
+			}
+			if err := run.AddMeasurements(ctx, []Measurement{{Target: "a", Study: "s", Metric: "m", Value: 2}}); err != nil {
+				t.Fatal(err)
+			}
+			if err := run.AddArtefact(ctx, Artefact{Target: "a", Study: "s", Name: "log", ContentType: "text/plain", Data: []byte("x")}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := r.Discard(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := s.Run(ctx, r.ID()); err == nil {
+			t.Error("the discarded run is still in the store")
+		}
+		if ms, _ := s.Measurements(ctx, r.ID(), MeasurementFilter{}); len(ms) != 0 {
+			t.Errorf("the discarded run left %d measurements", len(ms))
+		}
+		var artefacts int
+		if err := s.db.QueryRow(`SELECT count(*) FROM artefacts`).Scan(&artefacts); err != nil || artefacts != 1 {
+			t.Errorf("%d artefacts in the store (%v), want the kept run's 1", artefacts, err)
+		}
+		if ms, _ := s.Measurements(ctx, keep.ID(), MeasurementFilter{}); len(ms) != 1 {
+			t.Errorf("the other run has %d measurements, want 1", len(ms))
+		}
+		if err := r.AddMeasurements(ctx, []Measurement{{Target: "a", Study: "s", Metric: "m", Value: 2}}); err == nil {
+			t.Error("a discarded run took a measurement")
+		}
+	})
+}

@@ -148,11 +148,12 @@ func writeMarker(ctx context.Context, conn *pgx.Conn, sum string, res sqlscript.
 
 // scriptError makes a load that failed in replay.data's script say only
 // where and why ("replay.data: dump.sql:120: ERROR: …"), not the
-// dataset's key.
+// dataset's key: a bad parameter found late (the run that met it is not
+// kept, see lab).
 func scriptError(err error) error {
 	var se *sqlscript.Error
 	if errors.As(err, &se) {
-		return fmt.Errorf("replay.data: %w", se)
+		return &ParamError{Param: "data", Err: fmt.Errorf("replay.data: %w", se)}
 	}
 	return err
 }

@@ -240,6 +240,9 @@ func (r *Runner) repetition(ctx context.Context, rs *runState, c Case, ci, rep, 
 			if ctx.Err() != nil && errors.Is(runErr, ctx.Err()) {
 				return ctx.Err()
 			}
+			if pe := (*ParamError)(nil); errors.As(runErr, &pe) && pe.Study == "" {
+				pe.Study = name
+			}
 			return fmt.Errorf("study %s: %s on %s, repetition %d: %w", name, caseTitle(c), s.Target.Name, rep, s.Target.lost(ctx, runErr))
 		}
 	}
