@@ -641,7 +641,7 @@ func pmPID(dataDir string) int {
 func (i *Instance) ping(ctx context.Context) error {
 	cctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
-	conn, err := pgx.Connect(cctx, i.DSNFor("postgres"))
+	conn, err := pgx.Connect(cctx, i.DSNFor("postgres")+"&application_name=pglab")
 	if err != nil {
 		return err
 	}
@@ -656,7 +656,7 @@ func (i *Instance) createDatabase(ctx context.Context) error {
 	}
 	cctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
-	conn, err := pgx.Connect(cctx, i.DSNFor("postgres"))
+	conn, err := pgx.Connect(cctx, i.DSNFor("postgres")+"&application_name=pglab")
 	if err != nil {
 		return fmt.Errorf("connect to instance %s: %w", i.name, err)
 	}

@@ -14,7 +14,7 @@ import (
 
 // replayStudy replays a workload captured from a server's log (pglab
 // capture) on every target and compares it per query fingerprint: the
-// user's own workload instead of a seed's (ARCHITECTURE §14).
+// user's own workload instead of a seed's.
 //
 // A round is one replay of the whole workload on one target, from the
 // same data (replay.data, loaded once per server build into the dataset
@@ -63,8 +63,8 @@ func init() { Register("replay", func() Study { return &replayStudy{} }) }
 func (*replayStudy) Info() Info {
 	return Info{
 		Name:   "replay",
-		Title:  "your workload, captured from a server's log (pglab capture), replayed per query fingerprint",
-		Source: "ARCHITECTURE §14",
+		Title:  "your workload, replayed per query fingerprint",
+		Source: "captured from your server's log with pglab capture",
 		Params: []Param{
 			{Name: "workload", Kind: KindString, Default: "", Doc: "the workload file (pglab capture --out); required"},
 			{Name: "data", Kind: KindString, Default: "", Doc: "a plain pg_dump file or SQL script loaded before every round (once per server build into the dataset cache, then cloned); empty: the targets' data as it is (--target servers you prepared)"},

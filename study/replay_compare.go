@@ -3,6 +3,7 @@ package study
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"github.com/pglab/pglab/workload/replay"
 )
@@ -29,7 +30,8 @@ func (st *replayStudy) compareTargets(ctx context.Context, s *Session) {
 		return
 	}
 	b := st.targets[st.baseline]
-	var plans, results, errs, unstable int
+	var plans, results, errs int
+	var unstable []string
 	for k, fp := range st.wl.FPs {
 		rec := s.In(fpCase(fp))
 		if b.shapes[k] != nil && t.shapes[k] != nil && !b.shapes[k].Equal(t.shapes[k]) {
@@ -46,7 +48,7 @@ func (st *replayStudy) compareTargets(ctx context.Context, s *Session) {
 		}
 		switch text, stable := resultDiff(b.sigs[k], t.sigs[k], st.baseline); {
 		case !stable:
-			unstable++
+			unstable = append(unstable, "«"+queryLabel(fp.Text)+"»")
 		case text != "":
 			results++
 			rec.Note("%s", text)
@@ -54,11 +56,19 @@ func (st *replayStudy) compareTargets(ctx context.Context, s *Session) {
 	}
 	text := fmt.Sprintf("compared with %s: plans differ for %s, results for %s, errors on one side only for %s", st.baseline,
 		countOf(plans, "fingerprint"), countOf(results, "read-only fingerprint"), countOf(errs, "fingerprint"))
-	if unstable > 0 {
-		text += fmt.Sprintf("; the results of %s varied between rounds on one side (concurrent writes, time, randomness) and are not compared", countOf(unstable, "read-only fingerprint"))
+	if len(unstable) > 0 {
+		names := unstable[:min(len(unstable), maxNamed)]
+		if more := len(unstable) - len(names); more > 0 {
+			names = append(names, fmt.Sprintf("%d more", more))
+		}
+		text += fmt.Sprintf("; the results of %s varied between rounds on one side (concurrent writes, time, randomness) and are not compared: %s",
+			countOf(len(unstable), "read-only fingerprint"), strings.Join(names, ", "))
 	}
 	s.In(Case{}).Note("%s", text)
 }
+
+// maxNamed is how many fingerprints a note names before "N more".
+const maxNamed = 5
 
 // keepBaselinePlans stores the first target's plans that another target's
 // differ from.

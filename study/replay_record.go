@@ -156,7 +156,10 @@ func countOf(n int, noun string) string {
 	return compare.FormatExact(float64(n), compare.Count) + " " + noun + "s"
 }
 
-// errorsText lists failures by SQLSTATE: "23505 × 12, 25P02 × 6".
+// errorsText lists failures by SQLSTATE with their condition names:
+// "23505 unique_violation × 12, 25P02 in_failed_sql_transaction × 6" (a
+// name also keeps two codes apart when the report merges notes that
+// differ only in numbers).
 func errorsText(m map[string]int) string {
 	var codes []string
 	for c := range m {
@@ -168,7 +171,11 @@ func errorsText(m map[string]int) string {
 		if i > 0 {
 			out += ", "
 		}
-		out += fmt.Sprintf("%s × %d", c, m[c])
+		if name := replay.Condition(c); name != "" {
+			out += fmt.Sprintf("%s %s × %d", c, name, m[c])
+		} else {
+			out += fmt.Sprintf("SQLSTATE %s × %d", c, m[c])
+		}
 	}
 	return out
 }

@@ -12,9 +12,9 @@ func TestReplayOneSided(t *testing.T) {
 	}{
 		{nil, nil, ""},
 		{map[string]int{"23505": 2}, map[string]int{"23505": 3}, ""},
-		{nil, map[string]int{"42883": 6}, "errors on pg17 only: 42883 × 6"},
-		{map[string]int{"23505": 1, "40001": 2}, nil, "errors on pg16 only: 23505 × 1, 40001 × 2"},
-		{map[string]int{"23505": 1}, map[string]int{"42P01": 4}, "errors on one side only: on pg16 23505 × 1; on pg17 42P01 × 4"},
+		{nil, map[string]int{"42883": 6}, "errors on pg17 only: 42883 undefined_function × 6"},
+		{map[string]int{"23505": 1, "40001": 2}, nil, "errors on pg16 only: 23505 unique_violation × 1, 40001 serialization_failure × 2"},
+		{map[string]int{"23505": 1}, map[string]int{"42P01": 4}, "errors on one side only: on pg16 23505 unique_violation × 1; on pg17 42P01 undefined_table × 4"},
 	}
 	for _, tc := range cases {
 		if got := oneSided(tc.a, tc.b, "pg16", "pg17"); got != tc.want {

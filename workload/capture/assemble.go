@@ -23,6 +23,8 @@ const (
 	SkipUnknownShape  = "log lines of unknown shape"
 	SkipTruncated     = "truncated last records (--allow-truncated)"
 	SkipFetch         = "portal fetches (execute fetch from: later parts of a statement already taken)"
+	SkipPglab         = "statements of pglab's own sessions (application_name pglab…)"
+	SkipEmpty         = "empty statements (a client's ping)"
 )
 
 // sink receives the workload's records (a *workload.Writer).
@@ -307,6 +309,8 @@ func (a *assembler) skipReason(s *session) string {
 	switch {
 	case s.background:
 		return SkipBackground
+	case strings.HasPrefix(s.app, "pglab"):
+		return SkipPglab
 	case a.database != "" && s.db == "":
 		return SkipUnknownDB
 	case a.database != "" && s.db != a.database:
@@ -324,6 +328,10 @@ func (a *assembler) emit(s *session, st *workload.Statement) error {
 	}
 	if sqltext.IsCopyFromStdin(st.SQL) {
 		a.skips[SkipCopyFromStdin]++
+		return nil
+	}
+	if strings.Trim(st.SQL, "; \t\r\n") == "" {
+		a.skips[SkipEmpty]++
 		return nil
 	}
 	if !validUTF8(st) {

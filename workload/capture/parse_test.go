@@ -265,6 +265,10 @@ func TestAssembler(t *testing.T) {
 		{time: 13 * ms, pid: "1", message: "connection received: host=127.0.0.1 port=2"}, // pid 1 reused
 		{time: 14 * ms, pid: "1", message: "duration: 0.100 ms  statement: select 2"},
 		{time: 15 * ms, pid: "1", severity: "ERROR", sqlstate: "XX000"},
+		{time: 16 * ms, pid: "1", message: "duration: 0.010 ms  statement: ;"}, // pgx's ping
+		{time: 20 * ms, pid: "3", message: "connection received: host=127.0.0.1 port=3"},
+		{time: 21 * ms, pid: "3", message: "connection authorized: user=u database=d application_name=pglab replay explain"},
+		{time: 22 * ms, pid: "3", message: "duration: 0.100 ms  statement: EXPLAIN (FORMAT JSON) select 3"},
 	}
 	for i := range feed {
 		if feed[i].severity == "" {
@@ -290,7 +294,7 @@ func TestAssembler(t *testing.T) {
 	if len(rec.sessions) != 2 || rec.sessions[0].Application != "a" || !rec.sessions[0].Connected {
 		t.Errorf("sessions %+v", rec.sessions)
 	}
-	want := map[string]int64{SkipFastpath: 1, SkipFetch: 1, SkipBackground: 1, SkipCopyFromStdin: 1, SkipErrorNoText: 1}
+	want := map[string]int64{SkipFastpath: 1, SkipFetch: 1, SkipBackground: 1, SkipCopyFromStdin: 1, SkipErrorNoText: 1, SkipEmpty: 1, SkipPglab: 1}
 	if !reflect.DeepEqual(a.skips, want) {
 		t.Errorf("skips %v, want %v", a.skips, want)
 	}

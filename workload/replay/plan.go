@@ -108,9 +108,14 @@ func nodeLine(n map[string]any) string {
 	return b.String()
 }
 
-// Diff says how two shapes differ in one line: the nodes only one of them
-// has ("Index Scan using items_pkey on items → Seq Scan on items"), or that
-// the same nodes are arranged otherwise.
+// diffNodes is how many of the nodes only one shape has Diff names.
+const diffNodes = 3
+
+// Diff says how two shapes differ in one short line: the nodes only one
+// of them has ("Index Scan using items_pkey on items → Seq Scan on
+// items"), the first diffNodes of each side and how many more, or that
+// the same nodes are arranged otherwise. The whole shapes are the plans'
+// own texts.
 func Diff(a, b Shape) string {
 	count := map[string]int{}
 	for _, l := range a {
@@ -136,8 +141,11 @@ func Diff(a, b Shape) string {
 		return "the same nodes in another tree"
 	}
 	side := func(ls []string) string {
-		if len(ls) == 0 {
+		switch {
+		case len(ls) == 0:
 			return "(none)"
+		case len(ls) > diffNodes:
+			return strings.Join(ls[:diffNodes], ", ") + fmt.Sprintf(" and %d more", len(ls)-diffNodes)
 		}
 		return strings.Join(ls, ", ")
 	}

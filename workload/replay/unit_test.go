@@ -98,6 +98,10 @@ func TestShape(t *testing.T) {
 	if d := Diff(ix, seq); d != "Index Scan using items_pkey on items → Gather, Parallel Seq Scan on items" {
 		t.Errorf("diff: %q", d)
 	}
+	big := Shape{"Hash Join", "  Seq Scan on a", "  Hash", "    Seq Scan on b", "    Seq Scan on c"}
+	if d := Diff(big, Shape{"Nested Loop", "  Index Scan using a_pkey on a"}); d != "Hash Join, Seq Scan on a, Hash and 2 more → Nested Loop, Index Scan using a_pkey on a" {
+		t.Errorf("a long diff: %s", d)
+	}
 	if d := Diff(Shape{"A", "  B"}, Shape{"B", "  A"}); d != "the same nodes in another tree" {
 		t.Errorf("diff of a reordered tree: %q", d)
 	}
