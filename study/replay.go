@@ -226,7 +226,7 @@ func (st *replayStudy) Run(ctx context.Context, s *Session, c Case, rep int) err
 	}
 	s.AddMeasured(round.Elapsed)
 	st.record(s, c, round)
-	tgt.add(round)
+	tgt.add(st.wl, round)
 	return nil
 }
 

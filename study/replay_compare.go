@@ -25,6 +25,7 @@ func (st *replayStudy) compareTargets(ctx context.Context, s *Session) {
 			s.In(fpCase(fp)).Note("errors by SQLSTATE over %s: %s", countOf(t.rounds, "round"), errorsText(t.errs[k]))
 		}
 	}
+	st.noteDataAgainstLog(s, t)
 	if name == st.baseline {
 		st.keepBaselinePlans(ctx, s, t)
 		return
@@ -135,4 +136,65 @@ func resultDiff(a, b []resultSig, nameA string) (text string, stable bool) {
 		return fmt.Sprintf("results differ from %s's: %d rows per round, %s %d", nameA, b[0].rows, nameA, a[0].rows), true
 	}
 	return fmt.Sprintf("results differ from %s's: the same %d rows per round, other values (row hash)", nameA, b[0].rows), true
+}
+
+// noteDataAgainstLog says in one line which fingerprints failed, in most
+// of the target's rounds, where they had succeeded at capture, and what
+// that likely means of the data (newer or older than the log); their
+// latency was not recorded for comparison in those rounds.
+func (st *replayStudy) noteDataAgainstLog(s *Session, t *replayTarget) {
+	var names []string
+	codes := map[string]int{}
+	for k, fp := range st.wl.FPs {
+		if t.failing[k] == 0 {
+			continue
+		}
+		s.In(fpCase(fp)).Note("in %d of %s most of its %s that succeeded at capture failed: its latency is shown, not compared, in those rounds",
+			t.failing[k], countOf(t.rounds, "round"), countOf(fp.Succeeded, "call"))
+		if 2*t.failing[k] <= t.rounds {
+			continue
+		}
+		names = append(names, "«"+queryLabel(fp.Text)+"»")
+		for c, n := range t.errs[k] {
+			codes[c] += n
+		}
+	}
+	if len(names) == 0 {
+		return
+	}
+	top, topN := "", 0
+	for c, n := range codes {
+		if n > topN || n == topN && c < top {
+			top, topN = c, n
+		}
+	}
+	n := len(names)
+	if n > maxNamed {
+		names = append(names[:maxNamed], fmt.Sprintf("%d more", n-maxNamed))
+	}
+	s.In(Case{}).Note("data against the log: %s failed in most rounds where %s at capture (mostly %s): %s; shown, not compared",
+		countOf(n, "fingerprint")+" ("+strings.Join(names, ", ")+")", pick(n == 1, "it had succeeded", "they had succeeded"),
+		errorsText(map[string]int{top: topN}), dataHint(top))
+}
+
+// dataHint says what a failure of statements that succeeded at capture
+// likely tells of the data the replay started from.
+func dataHint(code string) string {
+	switch {
+	case code == "23505":
+		return "the rows they write exist already, so the data is likely newer than the log (taken after part of the logged work ran)"
+	case code == "23503":
+		return "rows they refer to are missing, so the data is likely older than the log, or those rows came from work the log does not hold"
+	case strings.HasPrefix(code, "42"):
+		return "the schema differs from the one the log was captured on"
+	}
+	return "the data likely differs from what the source held when the log began"
+}
+
+// pick returns a when cond holds, else b.
+func pick(cond bool, a, b string) string {
+	if cond {
+		return a
+	}
+	return b
 }

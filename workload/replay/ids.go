@@ -21,19 +21,22 @@ import (
 // The log does not show what a statement returned, so the captured value
 // of an id source is found from its use. An id source is a statement whose
 // text is an INSERT … RETURNING or calls nextval, currval or lastval. Its
-// captured value is an integer that its own session sends after it
+// candidates are the integers that its own session sends after it
 // (within idWindow statements) and that no statement of the workload sent
-// before (a new value: the application had it from the source); the
-// oldest source of the session still waiting takes one first, and from a
-// statement holding several new integers the one nearest to the last
-// value its fingerprint's sources took (the largest for the first). On the
-// target, the source's value is the first integer column of its first row
-// that is none of its own inputs. Every later occurrence of a captured
-// value — a bind parameter, or an integer constant (plain or quoted) of a
-// simple-protocol or unnamed statement's text — is replaced by the
-// target's value once the source has given it; an occurrence sent before
-// its source ran on the target (another session's timing), or after the
-// source failed there, is sent as captured and counted.
+// before (new values: the application had them from somewhere, such as
+// the source or a query's result). On the target, the source's value is
+// the first integer column of its first row that is none of its own
+// inputs, and its captured value the candidate nearest to it plus the
+// drift its fingerprint's sources showed before in the round (a sequence
+// drifts by a steady amount between a capture and a replay, the values
+// the work before the log took; a film id or a quantity beside the new id
+// lies elsewhere), within idDrift. Every later
+// occurrence of a captured value — a bind parameter, or an integer
+// constant (plain or quoted) of a simple-protocol or unnamed statement's
+// text — is replaced by the target's value once the source has given it;
+// an occurrence sent before its source ran on the target (another
+// session's timing), or after the source failed there, is sent as
+// captured and counted.
 
 // idWindow is how many of its session's statements after an id source may
 // carry its captured value first.
@@ -50,13 +53,18 @@ type IDUse struct {
 
 // IDPlan counts what the workload's id sources and uses are.
 type IDPlan struct {
-	// Sources counts the id sources; Traced those whose captured value was
-	// found from a later use.
+	// Sources counts the id sources; Traced those with candidates for
+	// their captured value (a later use).
 	Sources, Traced int
-	// Uses counts the occurrences of traced captured ids in later
-	// statements.
+	// Uses counts the occurrences of candidates in later statements (an
+	// upper bound of the uses of ids: the candidates a source does not
+	// take are other values).
 	Uses int
 }
+
+// idDrift is how far a source's captured value may lie from the value the
+// target gave: at most this much, or half the target's value.
+const idDrift = 1000
 
 // IDCounts are what a round did with the ids.
 type IDCounts struct {
@@ -160,27 +168,23 @@ func (w *Workload) planIDs() {
 			}
 		}
 	}
-	source := map[string]stmtRef{} // a captured id's source
-	last := map[int]string{}       // a fingerprint's last traced value
+	cand := map[string]bool{} // a value some source may have given
 	for si, s := range w.Sessions {
 		var pending []int
 		for i := range s.Statements {
 			st := &s.Statements[i]
 			pending = slices.DeleteFunc(pending, func(k int) bool { return i-k > idWindow })
-			var fresh []string // integers first sent here
 			for _, u := range ints[stmtRef{si, i}] {
-				if first[u.Value] == (stmtRef{si, i}) && !slices.Contains(fresh, u.Value) {
-					fresh = append(fresh, u.Value)
+				if first[u.Value] != (stmtRef{si, i}) {
+					continue
 				}
-			}
-			for len(pending) > 0 && len(fresh) > 0 {
-				src := &s.Statements[pending[0]]
-				k := nearest(fresh, last[src.FP])
-				src.IDValue = fresh[k]
-				source[fresh[k]] = stmtRef{si, pending[0]}
-				last[src.FP] = fresh[k]
-				fresh = slices.Delete(fresh, k, k+1)
-				pending = pending[1:]
+				for _, k := range pending {
+					src := &s.Statements[k]
+					if !slices.Contains(src.IDCands, u.Value) {
+						src.IDCands = append(src.IDCands, u.Value)
+						cand[u.Value] = true
+					}
+				}
 			}
 			if w.FPs[st.FP].IDSource {
 				w.IDs.Sources++
@@ -188,37 +192,22 @@ func (w *Workload) planIDs() {
 			}
 		}
 	}
-	w.IDs.Traced = len(source)
+	for _, s := range w.Sessions {
+		for i := range s.Statements {
+			if len(s.Statements[i].IDCands) > 0 {
+				w.IDs.Traced++
+			}
+		}
+	}
 	for _, ref := range order {
 		st := &w.Sessions[ref.s].Statements[ref.i]
 		for _, u := range ints[ref] {
-			if _, ok := source[u.Value]; ok {
+			if cand[u.Value] {
 				st.IDUses = append(st.IDUses, u)
 				w.IDs.Uses++
 			}
 		}
 	}
-}
-
-// nearest returns the index of the candidate closest (by ratio) to the
-// last value its source's fingerprint gave, or of the largest when there
-// is none: ids of one statement come from one sequence and grow, and an
-// id is mostly larger than the small new integers sent beside it (a
-// quantity, an amount in cents).
-func nearest(cands []string, last string) int {
-	best, bestD := 0, math.Inf(1)
-	ref, _ := strconv.ParseFloat(last, 64)
-	for k, c := range cands {
-		v, _ := strconv.ParseFloat(c, 64)
-		d := -v
-		if last != "" {
-			d = math.Abs(math.Log((v + 1) / (ref + 1)))
-		}
-		if d < bestD {
-			best, bestD = k, d
-		}
-	}
-	return best
 }
 
 // globalOrder returns every statement's place in the order the source
@@ -243,11 +232,19 @@ func (w *Workload) globalOrder() []stmtRef {
 	return out
 }
 
-// idMap holds a round's ids: captured value → the target's. Its sessions
-// share it.
+// idMap holds a round's ids: captured value → the target's, and the
+// candidates that sources passed over (other values). Its sessions share
+// it.
 type idMap struct {
-	mu sync.Mutex
-	m  map[string]string
+	mu    sync.Mutex
+	m     map[string]string
+	other map[string]bool
+	// drift is each fingerprint's last captured value minus the target's.
+	drift map[int]float64
+}
+
+func newIDMap() *idMap {
+	return &idMap{m: map[string]string{}, other: map[string]bool{}, drift: map[int]float64{}}
 }
 
 // rewrite returns the statement's text and parameters with each captured
@@ -266,7 +263,9 @@ func (m *idMap) rewrite(st *Stmt, c *IDCounts) (string, [][]byte) {
 	for _, u := range st.IDUses {
 		v, ok := m.m[u.Value]
 		if !ok {
-			c.Early++
+			if !m.other[u.Value] {
+				c.Early++
+			}
 			continue
 		}
 		c.Mapped++
@@ -294,20 +293,54 @@ func (m *idMap) rewrite(st *Stmt, c *IDCounts) (string, [][]byte) {
 
 // produced records the value an id source gave on the target: the first
 // integer column of its first row that is none of the statement's own
-// (rewritten) inputs.
+// (rewritten) inputs; the candidate nearest to it, within idDrift, is
+// the captured value it stands for.
 func (m *idMap) produced(st *Stmt, row [][]byte, sql string, params [][]byte, c *IDCounts) {
 	inputSet := map[string]bool{}
 	for _, u := range integersOf(&Stmt{SQL: sql, Params: params, Extended: st.Extended, Name: st.Name}) {
 		inputSet[u.Value] = true
 	}
 	for _, v := range row {
-		if v != nil && isInteger(string(v)) && !inputSet[string(v)] {
-			m.mu.Lock()
-			m.m[st.IDValue] = string(v)
-			m.mu.Unlock()
+		if v == nil || !isInteger(string(v)) || inputSet[string(v)] {
+			continue
+		}
+		m.mu.Lock()
+		defer m.mu.Unlock()
+		if x := m.nearest(st.IDCands, string(v), m.drift[st.FP]); x != "" {
+			m.m[x] = string(v)
+			xv, _ := strconv.ParseFloat(x, 64)
+			yv, _ := strconv.ParseFloat(string(v), 64)
+			m.drift[st.FP] = xv - yv
+			for _, o := range st.IDCands {
+				if o != x {
+					m.other[o] = true
+				}
+			}
 			c.Produced++
 			return
 		}
+		break
 	}
 	c.Lost++
+}
+
+// nearest returns the candidate not yet taken that lies nearest to the
+// target's value y plus drift, within idDrift (or half of y) of y, or "".
+func (m *idMap) nearest(cands []string, y string, drift float64) string {
+	yv, _ := strconv.ParseFloat(y, 64)
+	limit := math.Max(idDrift, yv/2)
+	best, bestD := "", math.Inf(1)
+	for _, x := range cands {
+		if _, taken := m.m[x]; taken {
+			continue
+		}
+		xv, _ := strconv.ParseFloat(x, 64)
+		if math.Abs(xv-yv) > limit {
+			continue
+		}
+		if d := math.Abs(xv - yv - drift); d < bestD {
+			best, bestD = x, d
+		}
+	}
+	return best
 }

@@ -52,10 +52,10 @@ type Stmt struct {
 	Params [][]byte // nil for SQL NULL
 	// Error is the SQLSTATE it failed with at capture.
 	Error string
-	// IDValue is, for an id source (FP.IDSource), the captured id it gave
-	// as its later use shows ("" when none was found); IDUses are the
-	// captured ids it sends (see Ids in ids.go).
-	IDValue string
+	// IDCands are, for an id source (FP.IDSource), the values its
+	// captured id may have been, as its session's later statements show;
+	// IDUses are the candidates it sends (see Ids in ids.go).
+	IDCands []string
 	IDUses  []IDUse
 }
 
@@ -63,8 +63,9 @@ type Stmt struct {
 type FP struct {
 	ID   string
 	Text string
-	// Calls counts its statements in the workload.
-	Calls int
+	// Calls counts its statements in the workload; Succeeded those that
+	// succeeded at capture.
+	Calls, Succeeded int
 	// ReadOnly marks a query that only reads (SELECT, VALUES, TABLE, WITH
 	// without data-modifying statements): its results are compared across
 	// targets.
@@ -164,6 +165,9 @@ func (w *Workload) add(v *workload.Statement, sessions map[int64]*Session, fps m
 	s.Statements = append(s.Statements, st)
 	fp := w.FPs[k]
 	fp.Calls++
+	if st.Error == "" {
+		fp.Succeeded++
+	}
 	w.Statements++
 	if fp.Explain == nil && st.Error == "" && explainable(fp.Text) {
 		c := st

@@ -89,7 +89,7 @@ func Run(ctx context.Context, w *Workload, opts Options) (*Round, error) {
 	round := &Round{FPs: make([]FPRound, len(w.FPs))}
 	var mu sync.Mutex
 	var wg sync.WaitGroup
-	ids := &idMap{m: map[string]string{}}
+	ids := newIDMap()
 	for _, s := range w.Sessions {
 		wg.Add(1)
 		go func() {
@@ -186,8 +186,8 @@ func (r *sessionRun) statement(ctx context.Context, conn *pgconn.PgConn, st *Stm
 		r.fps[st.FP] = fr
 	}
 	sql, params := r.ids.rewrite(st, &r.idCounts)
-	res := r.exec(ctx, conn, st, sql, params, fp.ReadOnly, st.IDValue != "")
-	if st.IDValue != "" {
+	res := r.exec(ctx, conn, st, sql, params, fp.ReadOnly, len(st.IDCands) > 0)
+	if len(st.IDCands) > 0 {
 		if res.state != "" {
 			res.first = nil
 		}
