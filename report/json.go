@@ -168,6 +168,9 @@ type jsonCase struct {
 	Name   string            `json:"name"`
 	Labels map[string]string `json:"labels"`
 	Key    string            `json:"key"`
+	// Impact is the case's change weighed by its share of the whole, in
+	// percent of the whole (a presentation's Impact).
+	Impact *float64 `json:"impact_percent,omitempty"`
 }
 
 type jsonMetric struct {
@@ -470,7 +473,7 @@ func (sv *studyView) jsonStudy(d *Dataset) jsonStudy {
 	byMetric := map[string][]*compare.Result{}
 	var metricOrder []string
 	for _, c := range sv.Cases {
-		js.Cases = append(js.Cases, jsonCase{Name: c.Name, Labels: nonNil(c.Labels), Key: c.Key})
+		js.Cases = append(js.Cases, jsonCase{Name: c.Name, Labels: nonNil(c.Labels), Key: c.Key, Impact: jnum(c.Impact)})
 	}
 	for _, c := range sv.Cases {
 		for _, mg := range sv.caseGroup(c.Key).Metrics {

@@ -2,6 +2,7 @@ package report
 
 import (
 	"fmt"
+	"math"
 	"regexp"
 	"sort"
 	"strconv"
@@ -148,6 +149,9 @@ type caseView struct {
 	Values []string
 	// Facts are the case's facts ("≈24 kB"), joined.
 	Facts string
+	// Impact is the case's impact on the whole in percent (NaN: none; see
+	// buildImpact).
+	Impact float64
 }
 
 // metricTable is a table of one metric (rows by case), or of further
@@ -326,6 +330,7 @@ func buildStudy(d *Dataset, sg StudyGroup, res map[string]map[string]*compare.Re
 	names := sv.describe(d)
 	sv.buildCases(names)
 	shown := sv.buildFacts()
+	sv.buildImpact()
 	if d.hasOutcomes(sg.Study) {
 		sv.buildMatrix(d)
 	} else {
@@ -391,7 +396,7 @@ func (d *Dataset) hasOutcomes(study string) bool {
 func (sv *studyView) buildCases(names map[string]string) {
 	p := sv.present
 	for _, cg := range sv.group.Cases {
-		cv := caseView{Key: cg.Key, Labels: cg.Labels, Name: names[cg.Key]}
+		cv := caseView{Key: cg.Key, Labels: cg.Labels, Name: names[cg.Key], Impact: math.NaN()}
 		if cv.Name == "" && p.NameLabel != "" {
 			cv.Name = cg.Labels[p.NameLabel]
 		}

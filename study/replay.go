@@ -72,7 +72,9 @@ func (*replayStudy) Info() Info {
 			{Name: "speed", Kind: KindFloat, Default: "1", Doc: "divides the captured offsets (2: twice as fast)"},
 			{Name: "statement_timeout", Kind: KindDuration, Default: "5m", Doc: "statement_timeout of the replayed sessions: a statement that hangs fails (57014) instead of stalling the round"},
 		},
-		Version: 1,
+		// 2: the workload's time per round is primary, and changes are
+		// weighed by their share of it.
+		Version: 2,
 		// Not in --studies all: it needs the user's workload.
 		Presentation: &results.Presentation{
 			Labels:    []results.LabelColumn{{Key: "query", Head: "query"}},
@@ -82,7 +84,9 @@ func (*replayStudy) Info() Info {
 			Facts:     []results.MetricHead{{Metric: "calls", Head: "calls per round"}},
 			Primary: []results.MetricHead{
 				{Metric: "median_ms", Head: "Statement latency (median of each round's calls)"},
+				{Metric: "busy_ms", Head: "Workload time (the statements' latencies summed, per round)"},
 			},
+			Impact: &results.Impact{Change: "median_ms", Share: "total_ms", Whole: "busy_ms", Head: "impact on the workload's time"},
 			Texts: []results.TextView{{Name: "plan", Head: "Plans that differ (shape: node, join, index and relation; no estimates)", Markdown: true}},
 		},
 	}
