@@ -87,7 +87,7 @@ func (*replayStudy) Info() Info {
 				{Metric: "busy_ms", Head: "Workload time (the statements' latencies summed, per round)"},
 			},
 			Impact: &results.Impact{Change: "median_ms", Share: "total_ms", Whole: "busy_ms", Head: "impact on the workload's time"},
-			Texts: []results.TextView{{Name: "plan", Head: "Plans that differ (shape: node, join, index and relation; no estimates)", Markdown: true}},
+			Texts:  []results.TextView{{Name: "plan", Head: "Plans that differ (shape: node, join, index and relation; no estimates)", Markdown: true}},
 		},
 	}
 }
