@@ -25,7 +25,7 @@ import (
 	"github.com/pglab/pglab/workload/capture"
 )
 
-// rentalData is the application's data as a dump holds it.
+// rentalData is the application's data, as the script that made it.
 const rentalData = `-- a DVD-rental-like shop
 CREATE TYPE mpaa_rating AS ENUM ('G', 'PG', 'PG-13', 'R', 'NC-17');
 CREATE DOMAIN year AS integer CHECK (VALUE >= 1901 AND VALUE <= 2155);
@@ -166,8 +166,9 @@ var (
 
 // rentalWorkload runs the shop on a managed 17 that logs to csvlog, after
 // work the log does not see, captures the log, and gives the test the
-// data, the data taken after the logged work (the customer it registers
-// already there), and the workload.
+// data dumped (pglab pg dump) before that work, the data dumped after the
+// logged work (the customer it registers already there), and the
+// workload: README's recipe on a 17 source.
 func rentalWorkload(t *testing.T) *rentalCapture {
 	t.Helper()
 	rentalOnce.Do(func() {
@@ -197,11 +198,8 @@ func rentalWorkload(t *testing.T) *rentalCapture {
 
 func runRental(t *testing.T, dir string) (*rentalCapture, error) {
 	c := &rentalCapture{data: filepath.Join(dir, "rental.sql"), newer: filepath.Join(dir, "rental-newer.sql"), workload: filepath.Join(dir, "rental.workload")}
-	if err := os.WriteFile(c.data, []byte(rentalData), 0o644); err != nil {
-		return nil, err
-	}
-	newer := rentalData + "INSERT INTO customer (first_name, last_name, email) VALUES ('New', 'Customer', 'new-customer@example.org');\n"
-	if err := os.WriteFile(c.newer, []byte(newer), 0o644); err != nil {
+	script := filepath.Join(dir, "rental-script.sql")
+	if err := os.WriteFile(script, []byte(rentalData), 0o644); err != nil {
 		return nil, err
 	}
 	set, err := capture.SettingsFor(17, capture.CSVLog)
@@ -215,11 +213,24 @@ func runRental(t *testing.T, dir string) (*rentalCapture, error) {
 	settings = pgserver.MergeSettings(settings, pgserver.Setting{Name: "log_directory", Value: "log"}, pgserver.Setting{Name: "log_filename", Value: "pg"})
 	inst := pgtest.New(t, pgtest.Options{Version: "17", Settings: settings})
 	ctx := context.Background()
-	if err := loadQuietly(ctx, inst, c.data); err != nil {
+	if err := loadQuietly(ctx, inst, script); err != nil {
+		return nil, err
+	}
+	// README's recipe, step 2: the data as it was when the log began,
+	// dumped by pglab pg dump (the machine's pg_dump 15 refuses a 17),
+	// its own statements not logged.
+	quietDSN := inst.DSN() + "&options=-c%20log_min_duration_statement%3D-1"
+	dump := func(file string) error {
+		if r := run(t, "--quiet", "pg", "dump", "--no-owner", "-f", file, quietDSN); r.code != 0 {
+			return fmt.Errorf("pglab pg dump: exit %d: %s", r.code, r.stderr)
+		}
+		return nil
+	}
+	if err := dump(c.data); err != nil {
 		return nil, err
 	}
 	// Work before the log: three rentals and a customer, unlogged.
-	quiet, err := pgx.Connect(ctx, inst.DSN()+"&options=-c%20log_min_duration_statement%3D-1")
+	quiet, err := pgx.Connect(ctx, quietDSN)
 	if err != nil {
 		return nil, err
 	}
@@ -244,6 +255,10 @@ func runRental(t *testing.T, dir string) (*rentalCapture, error) {
 		}
 		prev = rental
 		time.Sleep(40 * time.Millisecond)
+	}
+	// Data taken after the logged work: the customer it registers is in.
+	if err := dump(c.newer); err != nil {
+		return nil, err
 	}
 	logFile := filepath.Join(inst.DataDir(), "log", "pg.csv")
 	waitSessionsLogged(t, logFile)
