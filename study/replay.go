@@ -70,6 +70,7 @@ func (*replayStudy) Info() Info {
 			{Name: "data", Kind: KindString, Default: "", Doc: "a plain pg_dump file or SQL script loaded before every round (once per server build into the dataset cache, then cloned); empty: the targets' data as it is (--target servers you prepared)"},
 			{Name: "mode", Kind: KindString, Default: "timed", Choices: []string{"timed", "fast"}, Doc: "timed: statements at their captured offsets (open loop, lag recorded); fast: each session's statements back to back"},
 			{Name: "speed", Kind: KindFloat, Default: "1", Doc: "divides the captured offsets (2: twice as fast)"},
+			{Name: "order", Kind: KindString, Default: "none", Choices: []string{"none", "commits"}, Doc: "commits: each statement waits until the commits that ended before it began at capture have ended on the target (its wait recorded, order_wait_ms); none: sessions go on their own"},
 			{Name: "statement_timeout", Kind: KindDuration, Default: "5m", Doc: "statement_timeout of the replayed sessions: a statement that hangs fails (57014) instead of stalling the round"},
 		},
 		// 2: the workload's time per round is primary, and changes are
@@ -221,9 +222,10 @@ func (st *replayStudy) Run(ctx context.Context, s *Session, c Case, rep int) err
 	}
 	s.Log("replaying %d statements of %d sessions (%s)", st.wl.Statements, len(st.wl.Sessions), s.Params.String("mode"))
 	round, err := replay.Run(ctx, st.wl, replay.Options{
-		Mode:    replay.Mode(s.Params.String("mode")),
-		Speed:   s.Params.Float("speed"),
-		Connect: st.connector(s),
+		Mode:        replay.Mode(s.Params.String("mode")),
+		Speed:       s.Params.Float("speed"),
+		Connect:     st.connector(s),
+		CommitOrder: s.Params.String("order") == "commits",
 	})
 	if err != nil {
 		return err

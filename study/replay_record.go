@@ -151,8 +151,15 @@ func (st *replayStudy) record(s *Session, c Case, r *replay.Round) {
 		ids = fmt.Sprintf("; ids: %d of %d sources gave theirs (%d failed or returned none), %d of %d uses mapped (%d to another value), %d sent as captured before their source gave one",
 			r.IDs.Produced, plan.Traced, r.IDs.Lost, r.IDs.Mapped, plan.Uses, r.IDs.Changed, r.IDs.Early)
 	}
-	s.In(Case{}).Note("fidelity: %d of %d captured statements executed; %d failed, %d of them unexpectedly (they succeeded at capture)%s%s",
-		r.Sent, st.wl.Statements, r.Failed, r.Unexpected, lag, ids)
+	order := ""
+	if s.Params.String("order") == "commits" {
+		ms := float64(r.OrderWait.Microseconds()) / 1000
+		whole.Record("order_wait_ms", ms, "ms", LowerIsBetter())
+		whole.Record("order_waits", float64(r.OrderWaits), "count", LowerIsBetter())
+		order = fmt.Sprintf("; commit order: %s waited %.1f ms in all for other sessions' commits", countOf(r.OrderWaits, "statement"), ms)
+	}
+	s.In(Case{}).Note("fidelity: %d of %d captured statements executed; %d failed, %d of them unexpectedly (they succeeded at capture)%s%s%s",
+		r.Sent, st.wl.Statements, r.Failed, r.Unexpected, lag, ids, order)
 	if r.ConnectErrors > 0 {
 		s.In(Case{}).Note("%d sessions could not connect, %d statements not sent (first: %s)", r.ConnectErrors, r.Unsent, oneLineError{r.ConnectError})
 	}

@@ -3,6 +3,7 @@ package replay_test
 import (
 	"context"
 	"testing"
+	"time"
 
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/pglab/pglab/pgserver/pgtest"
@@ -87,6 +88,54 @@ func TestIDMapping(t *testing.T) {
 			if n := pgtest.QueryString(t, conn, "select string_agg(rental_id::text, ',' order by payment_id) from payment"); n != "91,92,93" {
 				t.Errorf("%s: payments for rentals %s, want 91,92,93", mode, n)
 			}
+		}
+	}
+}
+
+// TestCommitOrder: session 1's transaction took 0.1 ms at capture and
+// ended before session 2 updated its row; on the target it takes 150 ms
+// (a pg_sleep in it). Without commit order session 2's update finds no
+// row; with it, it waits for session 1's commit and updates the row.
+func TestCommitOrder(t *testing.T) {
+	inst := pgtest.Shared(t, "17")
+	dsn := pgtest.CreateDB(t, inst)
+	conn := pgtest.Connect(t, dsn)
+	ctx := context.Background()
+	w, err := replay.Load(writeWorkload(t, []stmt{
+		{session: 1, at: 0, sql: "begin"},
+		{session: 1, at: 1, sql: "insert into t values (1, 'new')"},
+		{session: 1, at: 2, sql: "select pg_sleep(0.15)"},
+		{session: 1, at: 3, sql: "commit"},
+		{session: 2, at: 20, sql: "update t set v = 'seen' where id = 1"},
+		{session: 2, at: 30, sql: "select v from t where id = 1"},
+	}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if w.Commits != 2 {
+		t.Errorf("%d commits, want 2 (the block's and the update's)", w.Commits)
+	}
+	connect := func(ctx context.Context, s *replay.Session) (*pgconn.PgConn, error) { return pgconn.Connect(ctx, dsn) }
+	for _, ordered := range []bool{false, true} {
+		if _, err := conn.Exec(ctx, "drop table if exists t; create table t (id int primary key, v text)"); err != nil {
+			t.Fatal(err)
+		}
+		r, err := replay.Run(ctx, w, replay.Options{Mode: replay.Timed, Connect: connect, CommitOrder: ordered})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var updated int64 = -1
+		for i, fp := range w.FPs {
+			if fp.Text == "update t set v = $1 where id = $2" {
+				updated = r.FPs[i].Rows
+			}
+		}
+		v := pgtest.QueryString(t, conn, "select v from t where id = 1")
+		switch {
+		case ordered && (updated != 1 || v != "seen" || r.OrderWait < 100*time.Millisecond || r.OrderWaits != 1):
+			t.Errorf("in commit order: the update took %d rows, left %q, waited %v in %d statements; want 1 row, seen, ≥ 100 ms in 1", updated, v, r.OrderWait, r.OrderWaits)
+		case !ordered && (updated != 0 || v != "new" || r.OrderWait != 0):
+			t.Errorf("without commit order: the update took %d rows, left %q, waited %v; want 0 rows (it ran before the insert committed), new", updated, v, r.OrderWait)
 		}
 	}
 }

@@ -23,6 +23,9 @@ type Workload struct {
 	Statements int
 	// IDs counts the id sources and the uses of their captured ids.
 	IDs IDPlan
+	// Commits counts the workload's commits (see Commit order in
+	// order.go).
+	Commits int
 	// FirstUS is the offset of the first statement (of the first session
 	// without statements): offset 0 of a replay. Sessions that connected
 	// before it connect at once; the log's idle time before it is not
@@ -57,6 +60,13 @@ type Stmt struct {
 	// IDUses are the candidates it sends (see Ids in ids.go).
 	IDCands []string
 	IDUses  []IDUse
+	// durationUS is its captured duration; commit numbers it among the
+	// workload's commits (-1: it commits nothing) and waitCommits counts
+	// the commits that had ended at capture before it began (see Commit
+	// order in order.go).
+	durationUS  int64
+	commit      int
+	waitCommits int
 }
 
 // FP is a fingerprint: the statements that differ only in constants.
@@ -133,6 +143,7 @@ func read(r *workload.Reader) (*Workload, error) {
 	w.End, _ = r.End()
 	sort.SliceStable(w.Sessions, func(i, j int) bool { return w.Sessions[i].StartUS < w.Sessions[j].StartUS })
 	w.planIDs()
+	w.planCommits()
 	return w, nil
 }
 
@@ -153,7 +164,7 @@ func (w *Workload) add(v *workload.Statement, sessions map[int64]*Session, fps m
 	if !ok {
 		return fmt.Errorf("a statement of fingerprint %s, which no fingerprint record gave", v.Fingerprint)
 	}
-	st := Stmt{StartUS: v.StartUS, FP: k, Extended: v.Protocol == workload.Extended, Name: v.Name, SQL: v.SQL, Error: v.Error}
+	st := Stmt{StartUS: v.StartUS, FP: k, Extended: v.Protocol == workload.Extended, Name: v.Name, SQL: v.SQL, Error: v.Error, durationUS: max(v.DurationUS, 0)}
 	if st.Extended {
 		st.Params = make([][]byte, len(v.Params))
 		for i, p := range v.Params {

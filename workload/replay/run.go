@@ -35,6 +35,10 @@ type Options struct {
 	// Lead is the time between Run's start and offset 0, for the
 	// sessions to be ready (0: 50 ms).
 	Lead time.Duration
+	// CommitOrder makes each statement wait until the commits that ended
+	// before it began at capture have ended on the target (see Commit
+	// order in order.go).
+	CommitOrder bool
 }
 
 // Round is what one replay of a workload measured.
@@ -56,6 +60,11 @@ type Round struct {
 	Lags []float64
 	// IDs counts the ids the round mapped (see Ids in ids.go).
 	IDs IDCounts
+	// OrderWait is the time statements waited for other sessions' commits
+	// (Options.CommitOrder), summed; OrderWaits counts the statements that
+	// waited.
+	OrderWait  time.Duration
+	OrderWaits int
 }
 
 // FPRound is one fingerprint's figures in a round.
@@ -90,11 +99,15 @@ func Run(ctx context.Context, w *Workload, opts Options) (*Round, error) {
 	var mu sync.Mutex
 	var wg sync.WaitGroup
 	ids := newIDMap()
+	var order *commitOrder
+	if opts.CommitOrder {
+		order = newCommitOrder(ctx, w.Commits)
+	}
 	for _, s := range w.Sessions {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			sr := &sessionRun{w: w, s: s, opts: opts, base: base, fps: map[int]*FPRound{}, ids: ids}
+			sr := &sessionRun{w: w, s: s, opts: opts, base: base, fps: map[int]*FPRound{}, ids: ids, order: order}
 			sr.run(ctx)
 			mu.Lock()
 			sr.mergeInto(round)
@@ -147,6 +160,9 @@ type sessionRun struct {
 	prepared     map[string]string // name → SQL prepared under it
 	ids          *idMap
 	idCounts     IDCounts
+	order        *commitOrder // nil without Options.CommitOrder
+	orderWait    time.Duration
+	orderWaits   int
 }
 
 // run connects at the session's offset and sends its statements.
@@ -158,22 +174,37 @@ func (r *sessionRun) run(ctx context.Context) {
 	if err != nil {
 		r.connectErr = err
 		r.unsent = len(r.s.Statements)
+		if r.order != nil {
+			r.order.endAll(r.s, 0)
+		}
 		return
 	}
 	defer conn.Close(context.WithoutCancel(ctx))
 	for i := range r.s.Statements {
 		st := &r.s.Statements[i]
+		var sched time.Time
 		if r.opts.Mode == Timed {
-			sched := r.at(st.StartUS)
+			sched = r.at(st.StartUS)
 			if !sleepUntil(ctx, sched) {
 				return
 			}
+		}
+		if r.order != nil {
+			if d := r.order.wait(st.waitCommits); d > 0 {
+				r.orderWait += d
+				r.orderWaits++
+			}
+		}
+		if r.opts.Mode == Timed {
 			r.lags = append(r.lags, msSince(sched))
 		}
 		if ctx.Err() != nil {
 			return
 		}
 		r.statement(ctx, conn, st)
+		if r.order != nil {
+			r.order.ended(st.commit)
+		}
 	}
 }
 
@@ -219,6 +250,8 @@ func (r *sessionRun) mergeInto(round *Round) {
 	round.Unsent += r.unsent
 	round.Lags = append(round.Lags, r.lags...)
 	round.IDs.Add(r.idCounts)
+	round.OrderWait += r.orderWait
+	round.OrderWaits += r.orderWaits
 	if r.connectErr != nil {
 		round.ConnectErrors++
 		if round.ConnectError == nil {

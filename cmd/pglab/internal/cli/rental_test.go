@@ -275,15 +275,20 @@ func runRental(t *testing.T, dir string) (*rentalCapture, error) {
 // TestReplayRentalIDs: on data whose sequences stand behind the log's
 // (the work before it is not in the dump), every rental, payment and
 // return finds its row: no statement fails that succeeded at capture, in
-// either mode, and every use of a captured id is sent with the target's.
+// either mode nor in commit order, and every use of a captured id is sent
+// with the target's.
 // The same workload on data taken after the logged work (the customer it
 // registers already there) says so in one line and leaves that insert out
 // of the comparison.
 func TestReplayRentalIDs(t *testing.T) {
 	c := rentalWorkload(t)
-	for _, mode := range []string{"timed", "fast"} {
+	for _, mode := range []string{"timed", "fast", "timed, in commit order"} {
 		dir := t.TempDir()
-		r := run(t, "--quiet", "study", "replay", "--versions", "17", "--reps", "2", "--json", "--param", "mode="+mode,
+		order := "none"
+		if m, ok := strings.CutSuffix(mode, ", in commit order"); ok {
+			mode, order = m, "commits"
+		}
+		r := run(t, "--quiet", "study", "replay", "--versions", "17", "--reps", "2", "--json", "--param", "mode="+mode, "--param", "order="+order,
 			"--param", "workload="+c.workload, "--param", "data="+c.data, "--store", filepath.Join(dir, "r.db"))
 		if r.code != 0 {
 			t.Fatalf("%s: exit %d: %s", mode, r.code, r.stderr)
