@@ -1012,11 +1012,12 @@ func (sv *studyView) headlines() []headlineRow {
 // target, how many cases changed, in which direction, how many are the
 // same or unresolved, and the largest change only when it was called
 // (compare.SummarizeMeasure). The values are those of the case of the
-// last target's largest called change, "–" when it has none; a table of
-// one case shows that case's outcome itself.
+// last target's largest called change (of the largest impact on the whole,
+// when the study weighs its cases), "–" when it has none; a table of one
+// case shows that case's outcome itself.
 func (sv *studyView) headline(t *metricTable) headlineRow {
 	h := headlineRow{Study: sv.Name, What: t.Head}
-	best := -1
+	best, byImpact := -1, false
 	for ti, tg := range sv.Targets[1:] {
 		var changes []compare.Change
 		var rows []*row
@@ -1038,6 +1039,9 @@ func (sv *studyView) headline(t *metricTable) headlineRow {
 		}
 		if ti == len(sv.Targets)-2 && ms.Largest >= 0 {
 			best = indexOfRow(t.Rows, rows[ms.Largest])
+			if k := largestImpact(t.Rows, tg); k >= 0 {
+				best, byImpact = k, true
+			}
 		}
 	}
 	switch {
@@ -1054,10 +1058,30 @@ func (sv *studyView) headline(t *metricTable) headlineRow {
 		s, _ := t.Rows[best].Res.Target(tg)
 		h.Values = append(h.Values, formatCenter(s, t.Rows[best].Res.Metric))
 	}
-	if best >= 0 && len(t.Rows) > 1 {
+	switch {
+	case best >= 0 && len(t.Rows) > 1 && byImpact:
+		h.Case = t.Rows[best].Case.Name + " (called change of the largest impact)"
+	case best >= 0 && len(t.Rows) > 1:
 		h.Case = t.Rows[best].Case.Name + " (largest called change)"
 	}
 	return h
+}
+
+// largestImpact returns the row whose change on target tg was called and
+// weighs most in the whole (the cases' impact, see buildImpact), or -1
+// when no called row has an impact.
+func largestImpact(rows []*row, tg string) int {
+	best, size := -1, -1.0
+	for k, r := range rows {
+		c, ok := r.Res.Change(tg)
+		if !ok || !c.Called || math.IsNaN(r.Case.Impact) {
+			continue
+		}
+		if a := math.Abs(r.Case.Impact); a > size {
+			best, size = k, a
+		}
+	}
+	return best
 }
 
 // summaryClass styles a summary cell: by the direction of its calls when

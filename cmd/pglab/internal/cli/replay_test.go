@@ -250,6 +250,7 @@ type replayDoc struct {
 		Cases []struct {
 			Name   string            `json:"name"`
 			Labels map[string]string `json:"labels"`
+			Impact *float64          `json:"impact_percent"`
 		} `json:"cases"`
 		Metrics []struct {
 			Case    string `json:"case"`
@@ -402,6 +403,19 @@ func TestReplayKnownTruth(t *testing.T) {
 		// The workload's time may be called with them (its slower lookups).
 		if !indexLookups[q] && !(strings.HasPrefix(q, "replay of ") && v == "worse") {
 			t.Errorf("%q called %s on b: only the index lookups (and the workload's time, worse) should be", q, v)
+		}
+	}
+	// The cases by their impact on the workload's time: the lookups that
+	// got slower first (the whole workload's own change apart).
+	for _, s := range kt.Studies {
+		var order []string
+		for _, c := range s.Cases {
+			if c.Impact != nil && !strings.HasPrefix(c.Name, "replay of ") {
+				order = append(order, c.Name)
+			}
+		}
+		if s.Name == "replay" && (len(order) < 2 || !indexLookups[order[0]] || !indexLookups[order[1]]) {
+			t.Errorf("cases by impact: %v; want the index lookups first", order)
 		}
 	}
 	md, _ := os.ReadFile(filepath.Join(out, "report.md"))
