@@ -279,7 +279,7 @@ func runRental(t *testing.T, dir string) (*rentalCapture, error) {
 // with the target's.
 // The same workload on data taken after the logged work (the customer it
 // registers already there) says so in one line and leaves that insert out
-// of the comparison.
+// of the comparison. An A/A replay calls nothing.
 func TestReplayRentalIDs(t *testing.T) {
 	c := rentalWorkload(t)
 	for _, mode := range []string{"timed", "fast", "timed, in commit order"} {
@@ -311,9 +311,23 @@ func TestReplayRentalIDs(t *testing.T) {
 		}
 	}
 
+	// An A/A replay of the shop calls nothing.
 	dir := t.TempDir()
+	r := run(t, "--quiet", "compare", "--aa", "--versions", "17", "--studies", "replay", "--out", filepath.Join(dir, "aa"),
+		"--param", "replay.workload="+c.workload, "--param", "replay.data="+c.data, "--store", filepath.Join(dir, "r.db"))
+	if r.code != 0 {
+		t.Fatalf("A/A: exit %d: %s", r.code, r.stderr)
+	}
+	data, err := os.ReadFile(filepath.Join(dir, "aa", "report.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := readReplayDoc(t, data); d.Family == nil || d.Family.Called != 0 || d.Family.Comparisons < 10 {
+		t.Errorf("A/A replay of the shop: family %+v, want 0 called of 10 or more", d.Family)
+	}
+
 	out := filepath.Join(dir, "report")
-	r := run(t, "--quiet", "compare", "--versions", "17", "--reps", "2", "--studies", "replay", "--out", out,
+	r = run(t, "--quiet", "compare", "--versions", "17", "--reps", "2", "--studies", "replay", "--out", out,
 		"--param", "replay.workload="+c.workload, "--param", "replay.data="+c.newer, "--store", filepath.Join(dir, "r.db"))
 	if r.code != 0 {
 		t.Fatalf("newer data: exit %d: %s", r.code, r.stderr)
