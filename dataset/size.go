@@ -20,7 +20,7 @@ const DefaultLimit int64 = 40 << 30
 const LimitEnv = "PGLAB_CACHE_LIMIT"
 
 // DirEnv names the environment variable that moves the dataset cache.
-const DirEnv = "PGLAB_DATASET_CACHE"
+const DirEnv = pgserver.DatasetCacheEnv
 
 // DefaultDir returns the dataset cache: $PGLAB_DATASET_CACHE, else beside
 // the PostgreSQL builds: $XDG_CACHE_HOME/pglab/datasets,

@@ -7,7 +7,7 @@ import (
 
 	"github.com/pglab/pglab/dataset"
 	"github.com/pglab/pglab/pgserver"
-	"github.com/pglab/pglab/results"
+	"github.com/pglab/pglab/redact"
 )
 
 // Args are a comparison's servers and how to treat them as a command line
@@ -79,7 +79,7 @@ func (a Args) Fill(spec *Spec) error {
 			return &InputError{Field: FieldServers, Err: err}
 		}
 		if t.Label == "" {
-			return inputError(FieldServers, "--target %s: name the server, NAME=DSN (the report's column)", results.RedactDSN(text))
+			return inputError(FieldServers, "--target %s: name the server, NAME=DSN (the report's column)", redact.DSN(text))
 		}
 		spec.Servers = append(spec.Servers, Server{Name: t.Label, DSN: t.DSN})
 	}

@@ -5,6 +5,11 @@ import (
 	"path/filepath"
 )
 
+// DatasetCacheEnv names the environment variable that moves the dataset
+// cache (package dataset, beside the builds; pgserver/pgtest gives tests
+// one of their own through it).
+const DatasetCacheEnv = "PGLAB_DATASET_CACHE"
+
 // CacheDir returns the directory holding installed PostgreSQL builds, one
 // subdirectory per release: $XDG_CACHE_HOME/pglab/postgres, else
 // ~/.cache/pglab/postgres. As root without XDG_CACHE_HOME it is

@@ -33,7 +33,7 @@
 //
 // Passwords are never stored: command lines, connection descriptions, error
 // texts, settings, case values, JSON extras and text artefacts are redacted
-// with [RedactArgs], [RedactDSN] and [RedactText] before they are written,
+// with [redact.Args], [redact.DSN] and [redact.Text] (package redact) before they are written,
 // whatever the caller did before.
 //
 // # Writing a run

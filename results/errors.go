@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/pglab/pglab/redact"
 	"golang.org/x/sys/unix"
 	"modernc.org/sqlite"
 	sqlite3 "modernc.org/sqlite/lib"
@@ -62,7 +63,7 @@ func (s *Store) wrap(op string, err error) error {
 	if errors.As(err, &se) {
 		return err
 	}
-	cause := oneLine(RedactText(err.Error()))
+	cause := oneLine(redact.Text(err.Error()))
 	if c, ok := primaryCode(err); ok && c == sqlite3.SQLITE_NOTADB {
 		return &storeError{msg: fmt.Sprintf("cannot %s: %s is not an SQLite database (%s)", op, s.location, cause), err: err}
 	}

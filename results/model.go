@@ -89,7 +89,7 @@ type RunInfo struct {
 	// Version is pglab's version (buildinfo.String()).
 	Version string
 	// Command is the command line, program name first. It is redacted again
-	// with [RedactArgs] before it is stored.
+	// with [redact.Args] before it is stored.
 	Command []string
 	// Host describes the machine pglab ran on.
 	Host Host
@@ -141,7 +141,7 @@ type Target struct {
 	// Kind says whether pglab manages the server or was given a DSN.
 	Kind TargetKind
 	// Conn describes how the server was reached. It is redacted again with
-	// [RedactDSN] before it is stored.
+	// [redact.DSN] before it is stored.
 	Conn string
 	// ServerVersion is the server's version string (SHOW server_version).
 	ServerVersion string

@@ -13,6 +13,8 @@ import (
 	"sort"
 	"sync"
 	"time"
+
+	"github.com/pglab/pglab/redact"
 )
 
 // Run is a run being written: the handle [Store.BeginRun] returns. Its
@@ -56,7 +58,7 @@ func (s *Store) BeginRun(ctx context.Context, info RunInfo) (*Run, error) {
 	if err != nil {
 		return nil, fmt.Errorf("begin run: %w", err)
 	}
-	cmd := RedactArgs(info.Command)
+	cmd := redact.Args(info.Command)
 	if cmd == nil {
 		cmd = []string{}
 	}
@@ -159,14 +161,14 @@ func (r *Run) AddTarget(ctx context.Context, t Target) error {
 		err := tx.QueryRowContext(ctx, r.s.rebind(`INSERT INTO targets
 			(run_id, name, kind, conn, server_version, server_version_num, data_checksums, extra)
 			VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`),
-			r.id, t.Name, string(t.Kind), RedactDSN(t.Conn), t.ServerVersion, t.ServerVersionNum,
+			r.id, t.Name, string(t.Kind), redact.DSN(t.Conn), t.ServerVersion, t.ServerVersionNum,
 			t.DataChecksums, extra).Scan(&id)
 		if err != nil {
 			return err
 		}
 		ins := r.s.rebind(`INSERT INTO target_settings (target_id, name, value, unit, source) VALUES (?, ?, ?, ?, ?)`)
 		for _, st := range t.Settings {
-			if _, err := tx.ExecContext(ctx, ins, id, st.Name, RedactText(st.Value), st.Unit, st.Source); err != nil {
+			if _, err := tx.ExecContext(ctx, ins, id, st.Name, redact.Text(st.Value), st.Unit, st.Source); err != nil {
 				return fmt.Errorf("setting %s: %w", st.Name, err)
 			}
 		}
@@ -199,7 +201,7 @@ func redactCase(c map[string]string) map[string]string {
 	}
 	out := make(map[string]string, len(c))
 	for k, v := range c {
-		out[k] = RedactText(v)
+		out[k] = redact.Text(v)
 	}
 	return out
 }
@@ -324,7 +326,7 @@ func (r *Run) Finish(ctx context.Context, status Status, runErr error) error {
 	}
 	var text string
 	if runErr != nil {
-		text = RedactText(runErr.Error())
+		text = redact.Text(runErr.Error())
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()

@@ -16,6 +16,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/stdlib"
 	"github.com/pglab/pglab/internal/pgnet"
+	"github.com/pglab/pglab/redact"
 	_ "modernc.org/sqlite" // the "sqlite" database/sql driver
 )
 
@@ -230,13 +231,13 @@ func createFile(path string) error {
 }
 
 func openPostgres(ctx context.Context, location string, readOnly bool) (*Store, error) {
-	redacted := RedactDSN(location)
+	redacted := redact.DSN(location)
 	cfg, err := pgx.ParseConfig(location)
 	if err == nil {
 		err = pgnet.Configure(&cfg.Config)
 	}
 	if err != nil {
-		return nil, fmt.Errorf("results store %s: %s", redacted, RedactText(err.Error()))
+		return nil, fmt.Errorf("results store %s: %s", redacted, redact.Text(err.Error()))
 	}
 	cfg.RuntimeParams["search_path"] = pgSchema
 	if cfg.RuntimeParams["application_name"] == "" {

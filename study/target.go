@@ -17,6 +17,7 @@ import (
 	"github.com/pglab/pglab/internal/netdelay"
 	"github.com/pglab/pglab/internal/pgnet"
 	"github.com/pglab/pglab/pgserver"
+	"github.com/pglab/pglab/redact"
 	"github.com/pglab/pglab/results"
 )
 
@@ -96,12 +97,12 @@ func (t *Target) lost(ctx context.Context, err error) error {
 func DSNTarget(ctx context.Context, name, dsn string) (*Target, error) {
 	cfg, err := pgx.ParseConfig(dsn)
 	if err != nil {
-		return nil, fmt.Errorf("target %s: invalid DSN %s: %w", name, results.RedactDSN(dsn), errors.Unwrap(err))
+		return nil, fmt.Errorf("target %s: invalid DSN %s: %w", name, redact.DSN(dsn), errors.Unwrap(err))
 	}
 	if err := pgnet.Configure(&cfg.Config); err != nil {
-		return nil, fmt.Errorf("target %s: invalid DSN %s: %w", name, results.RedactDSN(dsn), err)
+		return nil, fmt.Errorf("target %s: invalid DSN %s: %w", name, redact.DSN(dsn), err)
 	}
-	t := &Target{Name: name, config: cfg, redacted: results.RedactDSN(dsn)}
+	t := &Target{Name: name, config: cfg, redacted: redact.DSN(dsn)}
 	if err := t.loadFacts(ctx); err != nil {
 		return nil, err
 	}

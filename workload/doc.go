@@ -91,6 +91,6 @@
 // Passwords are masked before they reach the file: a string constant after
 // the word PASSWORD (ALTER ROLE … PASSWORD '…') and the bind parameter
 // that stands there, and passwords in connection strings and URLs inside
-// statements and parameters (package results' RedactText). End.Redacted
+// statements and parameters (package redact). End.Redacted
 // counts the statements concerned.
 package workload

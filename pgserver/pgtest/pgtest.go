@@ -23,7 +23,6 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
-	"github.com/pglab/pglab/dataset"
 	"github.com/pglab/pglab/pgserver"
 )
 
@@ -54,14 +53,14 @@ func Main(m *testing.M) {
 // ownDatasetCache points $PGLAB_DATASET_CACHE at a new directory the
 // server user can traverse, and returns what removes it.
 func ownDatasetCache() func() {
-	if os.Getenv(dataset.DirEnv) != "" {
+	if os.Getenv(pgserver.DatasetCacheEnv) != "" {
 		return func() {}
 	}
 	dir, err := os.MkdirTemp(pgserver.TempRoot(), "pglab-test-datasets-")
 	if err != nil || os.Chmod(dir, 0o755) != nil {
 		return func() {}
 	}
-	os.Setenv(dataset.DirEnv, dir)
+	os.Setenv(pgserver.DatasetCacheEnv, dir)
 	return func() { os.RemoveAll(dir) }
 }
 

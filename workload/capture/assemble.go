@@ -5,7 +5,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/pglab/pglab/results"
+	"github.com/pglab/pglab/redact"
 	"github.com/pglab/pglab/workload"
 	"github.com/pglab/pglab/workload/sqltext"
 )
@@ -338,7 +338,7 @@ func (a *assembler) emit(s *session, st *workload.Statement) error {
 		a.skips[SkipNotUTF8]++
 		return nil
 	}
-	if redact(st) {
+	if redactStatement(st) {
 		a.counts.Redacted++
 	}
 	if st.StartUS < s.lastEndUS {
@@ -449,26 +449,26 @@ func validUTF8(st *workload.Statement) bool {
 	return true
 }
 
-// redact masks the passwords of a statement and its parameters and
-// reports whether it masked any.
-func redact(st *workload.Statement) bool {
+// redactStatement masks the passwords of a statement and its parameters
+// and reports whether it masked any.
+func redactStatement(st *workload.Statement) bool {
 	sql, params, changed := sqltext.RedactPasswords(st.SQL)
 	st.SQL = sql
 	for _, n := range params {
 		if n >= 1 && n <= len(st.Params) && !st.Params[n-1].Null {
 			st.Params = append([]workload.Param(nil), st.Params...)
-			st.Params[n-1] = workload.Param{Value: results.Mask}
+			st.Params[n-1] = workload.Param{Value: redact.Mask}
 			changed = true
 		}
 	}
 	if mayHoldSecret(st.SQL) {
-		if r := results.RedactText(st.SQL); r != st.SQL {
+		if r := redact.Text(st.SQL); r != st.SQL {
 			st.SQL, changed = r, true
 		}
 	}
 	for i, p := range st.Params {
 		if mayHoldSecret(p.Value) {
-			if r := results.RedactText(p.Value); r != p.Value {
+			if r := redact.Text(p.Value); r != p.Value {
 				st.Params = append([]workload.Param(nil), st.Params...)
 				st.Params[i].Value, changed = r, true
 			}
@@ -477,7 +477,7 @@ func redact(st *workload.Statement) bool {
 	return changed
 }
 
-// mayHoldSecret is a cheap test before results.RedactText: a URL or a
+// mayHoldSecret is a cheap test before redact.Text: a URL or a
 // password key.
 func mayHoldSecret(s string) bool {
 	if strings.Contains(s, "://") {

@@ -10,6 +10,7 @@ import (
 	"github.com/pglab/pglab/env"
 	"github.com/pglab/pglab/lab"
 	"github.com/pglab/pglab/pgserver"
+	"github.com/pglab/pglab/redact"
 	"github.com/pglab/pglab/results"
 	"github.com/spf13/pflag"
 )
@@ -67,7 +68,7 @@ func (env *Env) runLab(spec *lab.Spec, kind results.Kind) (*lab.Result, error) {
 // storeLocation says where a run was stored, for the closing line.
 func storeLocation(store string) string {
 	if store != "" {
-		return results.RedactDSN(store)
+		return redact.DSN(store)
 	}
 	return defaultStoreText()
 }

@@ -7,6 +7,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/pglab/pglab/lab"
+	"github.com/pglab/pglab/redact"
 	"github.com/pglab/pglab/report"
 	"github.com/pglab/pglab/results"
 	"github.com/pglab/pglab/study"
@@ -151,7 +152,7 @@ func writeStudyJSON(w io.Writer, res *lab.Result, runErr error) error {
 	ds := res.Dataset()
 	ds.Run = results.RunRecord{RunInfo: results.RunInfo{ID: res.RunID}, Status: results.StatusDone}
 	if runErr != nil {
-		ds.Run.Status, ds.Run.Error = results.StatusFailed, results.RedactText(runErr.Error())
+		ds.Run.Status, ds.Run.Error = results.StatusFailed, redact.Text(runErr.Error())
 	}
 	var setup []report.Note
 	for _, n := range res.Notes {

@@ -7,7 +7,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/pglab/pglab/results"
+	"github.com/pglab/pglab/redact"
 	"github.com/pglab/pglab/tune"
 	"github.com/pglab/pglab/tune/detect"
 	"github.com/spf13/cobra"
@@ -149,7 +149,7 @@ func runTune(env *Env, cmd *cobra.Command, o tuneOptions) error {
 		}
 		facts, err := srv.Facts(env.Ctx)
 		if err != nil {
-			return errors.New(results.RedactText(err.Error()))
+			return errors.New(redact.Text(err.Error()))
 		}
 		tt = &tuneTarget{srv: srv, facts: facts}
 	}

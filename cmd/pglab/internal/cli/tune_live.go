@@ -4,7 +4,7 @@ import (
 	"errors"
 
 	"github.com/pglab/pglab/pgserver"
-	"github.com/pglab/pglab/results"
+	"github.com/pglab/pglab/redact"
 	"github.com/pglab/pglab/tune"
 	"github.com/pglab/pglab/tune/apply"
 )
@@ -31,7 +31,7 @@ func openTuneTarget(target string) (*apply.Server, error) {
 	}
 	srv, err := apply.Remote(t.Label, t.DSN)
 	if err != nil {
-		return nil, badInput("--target %s: %s", results.RedactDSN(target), results.RedactText(err.Error()))
+		return nil, badInput("--target %s: %s", redact.DSN(target), redact.Text(err.Error()))
 	}
 	return srv, nil
 }
@@ -84,5 +84,5 @@ func liveError(err error) error {
 	if errors.Is(err, apply.ErrAlterSystemDisabled) || errors.Is(err, apply.ErrPermission) || errors.Is(err, apply.ErrNothingToRevert) {
 		return err
 	}
-	return errors.New(results.RedactText(err.Error()))
+	return errors.New(redact.Text(err.Error()))
 }

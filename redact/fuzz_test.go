@@ -1,4 +1,4 @@
-package results
+package redact
 
 import (
 	"net/url"
@@ -30,14 +30,14 @@ func dsnForms(user, pw string) []dsnForm {
 // plainName is a user name that no redaction rule can mistake for anything.
 var plainName = regexp.MustCompile(`^[A-Za-z0-9]+$`)
 
-// FuzzRedactDSN builds DSNs around a fuzzed password and user name and checks
+// FuzzDSN builds DSNs around a fuzzed password and user name and checks
 // that redaction leaves no copy of the password that the rest of the string
 // does not explain: with a plain user name the result is exactly the string
 // with the password replaced by Mask; with any other user name (which may
 // make the redactor hide more than the password) no occurrence of the
 // password is added to what the expected string holds. Redacting twice
 // changes nothing more.
-func FuzzRedactDSN(f *testing.F) {
+func FuzzDSN(f *testing.F) {
 	for _, s := range [][2]string{
 		{"sekret", "me"}, {"p@ss:w/rd", "u@x"}, {"a b'c\\", "postgres"}, {"xxxxxy", "u:1"},
 		{"pässwörd", "ü"}, {"%41%42", "u"}, {"pw\"q", "u"}, {"s p a c e", "u"},
@@ -52,9 +52,9 @@ func FuzzRedactDSN(f *testing.F) {
 		for _, form := range dsnForms(user, pw) {
 			dsn := form.before + form.secret + form.after
 			want := form.before + form.masked + form.after
-			got := RedactDSN(dsn)
+			got := DSN(dsn)
 			if plainName.MatchString(user) && got != want {
-				t.Errorf("RedactDSN(%q) = %q, want %q", dsn, got, want)
+				t.Errorf("DSN(%q) = %q, want %q", dsn, got, want)
 			}
 			// A mask put where the redactor hid more than the password can
 			// join text into a new copy only through the mask's own letters.
@@ -65,7 +65,7 @@ func FuzzRedactDSN(f *testing.F) {
 					}
 				}
 			}
-			if again := RedactDSN(got); again != got {
+			if again := DSN(got); again != got {
 				t.Errorf("not idempotent: %q -> %q -> %q", dsn, got, again)
 			}
 		}
