@@ -54,7 +54,7 @@ func (a Args) Fill(spec *Spec) error {
 	if a.CacheLimit != "" {
 		n, err := dataset.ParseSize(a.CacheLimit)
 		if err != nil {
-			return inputError("", "--cache-limit: %w", err)
+			return inputError("", "{cache-limit}: %w", err)
 		}
 		spec.CacheLimit = n
 		if n == 0 {
@@ -68,7 +68,7 @@ func (a Args) Fill(spec *Spec) error {
 		for _, v := range strings.Split(a.Versions, ",") {
 			vs, err := pgserver.ParseVersionSpec(v)
 			if err != nil {
-				return inputError(FieldVersions, "--versions: %w", err)
+				return inputError(FieldVersions, "{versions}: %w", err)
 			}
 			spec.Versions = append(spec.Versions, vs)
 		}
@@ -79,7 +79,7 @@ func (a Args) Fill(spec *Spec) error {
 			return &InputError{Field: FieldServers, Err: err}
 		}
 		if t.Label == "" {
-			return inputError(FieldServers, "--target %s: name the server, NAME=DSN (the report's column)", redact.DSN(text))
+			return inputError(FieldServers, "{target} %s: name the server, NAME=DSN (the report's column)", redact.DSN(text))
 		}
 		spec.Servers = append(spec.Servers, Server{Name: t.Label, DSN: t.DSN})
 	}
@@ -90,11 +90,11 @@ func (a Args) Fill(spec *Spec) error {
 func (a Args) fillWorkers(spec *Spec) error {
 	switch {
 	case a.Workers < 0:
-		return inputError(FieldWorkers, "--workers must be 1 or more: got %d", a.Workers)
+		return inputError(FieldWorkers, "{workers} must be 1 or more: got %d", a.Workers)
 	case a.Workers > 0 && a.Listen == "":
-		return inputError(FieldWorkers, "--workers needs --listen HOST:PORT (where the workers join)")
+		return inputError(FieldWorkers, "{workers} needs {listen} HOST:PORT (where the workers join)")
 	case a.Workers == 0 && (a.Listen != "" || a.Token != ""):
-		return inputError(FieldWorkers, "--listen and --token belong to --workers N")
+		return inputError(FieldWorkers, "{listen} and {token} belong to {workers} N")
 	}
 	spec.Workers = Workers{N: a.Workers, Listen: a.Listen, Token: a.Token}
 	if spec.Workers.Token == "" {
@@ -112,5 +112,5 @@ func ParseChecksums(s string) (bool, error) {
 	case "off", "false", "no", "0", "":
 		return false, nil
 	}
-	return false, fmt.Errorf("--checksums must be on or off: got %q", s)
+	return false, &InputError{Err: fmt.Errorf("{checksums} must be on or off: got %q", s)}
 }

@@ -35,7 +35,7 @@ func (l *Lab) newEnvironment(s Target) (*env.Environment, error) {
 			why = append(why, x.Key+": "+x.Why)
 		}
 		e.Close()
-		return nil, inputError(FieldEnvs, "--env %s: no limit of the profile can be enforced on this machine (%s); pass --env-unenforced to run without them (the report then says so)", s.Env.Name, strings.Join(why, "; "))
+		return nil, inputError(FieldEnvs, "{env} %s: no limit of the profile can be enforced on this machine (%s); set {env-unenforced} to run without them (the report then says so)", s.Env.Name, strings.Join(why, "; "))
 	}
 	l.say("%s: environment %s", s.Name, s.Env.Describe())
 	for _, x := range e.Enforcement() {

@@ -3,6 +3,7 @@ package lab
 import (
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/pglab/pglab/study"
 )
@@ -22,7 +23,10 @@ const (
 
 // InputError is a comparison that cannot be run as given: a bad flag or
 // plan field. Its message is one line; its fields say what it is about, so
-// that a plan error can name the line that gave the value.
+// that a plan error can name the line that gave the value. The message
+// names the options it is about as {versions}, {config}, …: Error spells
+// them as the command line's flags (--versions), or as the plan file's
+// keys (versions) when PlanKeys is set (the plan reader's errors).
 type InputError struct {
 	// Field is the Spec field the value fills (one of the Field…
 	// constants); empty when the error is about the comparison as a whole.
@@ -33,10 +37,48 @@ type InputError struct {
 	Study, Param string
 	// Err is what is wrong.
 	Err error
+	// PlanKeys spells the options as a plan file's keys.
+	PlanKeys bool
 }
 
-// Error returns the cause's message.
-func (e *InputError) Error() string { return e.Err.Error() }
+// Error returns the cause's message, its options spelled for the front
+// end that gave them.
+func (e *InputError) Error() string {
+	if e.PlanKeys {
+		return planSpelling.Replace(e.Err.Error())
+	}
+	return flagSpelling.Replace(e.Err.Error())
+}
+
+// options are the settings of a comparison that messages name, as
+// {name}: the command line's flag and the plan file's key of each.
+var options = []struct{ name, flag, key string }{
+	{"versions", "--versions", "versions"},
+	{"target", "--target", "targets"},
+	{"config", "--config", "configs"},
+	{"env", "--env", "env"},
+	{"env-file", "--env-file", "env_file"},
+	{"env-unenforced", "--env-unenforced", "env_unenforced"},
+	{"checksums", "--checksums", "checksums"},
+	{"aa", "--aa", "aa"},
+	{"studies", "--studies", "studies"},
+	{"param", "--param", "parameter"},
+	{"cache-limit", "--cache-limit", "cache limit"},
+	{"workers", "--workers", "workers"},
+	{"listen", "--listen", "listen"},
+	{"token", "--token", "token"},
+}
+
+// flagSpelling and planSpelling replace {name} by a flag and by a key.
+var flagSpelling, planSpelling = spelling(func(f, _ string) string { return f }), spelling(func(_, k string) string { return k })
+
+func spelling(pick func(flag, key string) string) *strings.Replacer {
+	var pairs []string
+	for _, o := range options {
+		pairs = append(pairs, "{"+o.name+"}", pick(o.flag, o.key))
+	}
+	return strings.NewReplacer(pairs...)
+}
 
 // Unwrap returns the cause.
 func (e *InputError) Unwrap() error { return e.Err }

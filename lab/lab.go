@@ -132,7 +132,7 @@ func (l *Lab) expandVariants(sr StudyRun) error {
 	versions := len(bases)
 	for _, s := range l.specs {
 		if !s.Managed() {
-			return &InputError{Field: FieldServers, Study: name, Err: fmt.Errorf("this study compares configurations of managed servers: use --versions, not --target %s", s.Name)}
+			return &InputError{Field: FieldServers, Study: name, Err: fmt.Errorf("this study compares configurations of managed servers: use {versions}, not {target} %s", s.Name)}
 		}
 		vs, err := c.Variants(sr.Params, s.Version.Major)
 		if err != nil {

@@ -225,10 +225,11 @@ func (r *planReader) resolveEnvs() error {
 func (r *planReader) inputError(err error) error {
 	var ie *InputError
 	if !errors.As(err, &ie) {
-		return &InputError{Err: err}
+		return &InputError{Err: err, PlanKeys: true}
 	}
 	var ye *yamlpos.Error
 	if errors.As(ie.Err, &ye) {
+		ie.PlanKeys = true
 		return err
 	}
 	n, ok := r.paramNodes[ie.Study+"."+ie.Param]
@@ -242,7 +243,7 @@ func (r *planReader) inputError(err error) error {
 	if ok {
 		pos = n.Wrap(ie.Err)
 	}
-	return &InputError{Field: ie.Field, Study: ie.Study, Param: ie.Param, Err: pos}
+	return &InputError{Field: ie.Field, Study: ie.Study, Param: ie.Param, Err: pos, PlanKeys: true}
 }
 
 func (r *planReader) versions(v yamlpos.Node) error {
@@ -530,10 +531,10 @@ func planBool(v yamlpos.Node) (bool, error) {
 // none.
 func (s *Spec) SetConfigs(configs []Config) error {
 	if len(s.Servers) > 0 {
-		return inputError(FieldConfigs, "--config applies to a managed version (--versions N), not to --target servers")
+		return inputError(FieldConfigs, "{config} applies to a managed version ({versions}), not to the servers of {target}")
 	}
 	if len(s.Versions) != 1 {
-		return inputError(FieldConfigs, "--config needs exactly one version: --versions 17 --config a:k=v --config b:k=v")
+		return inputError(FieldConfigs, "{config} needs exactly one version in {versions}, e.g. 17, and two configurations or more of it")
 	}
 	for _, c := range configs {
 		c.Version = s.Versions[0]

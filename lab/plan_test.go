@@ -32,11 +32,11 @@ func TestParsePlanErrors(t *testing.T) {
 		{"versions: 16\nstudies:\n  - vacuum:\n      nosuch: 1\n", `p.yaml:4:15: studies[0].vacuum.nosuch: study vacuum has no parameter "nosuch"`},
 		{"versions: 16\nstudies:\n  - tps:\n      script: /nonexistent.sql\n", "p.yaml:4:15: studies[0].tps.script: study tps: script: open /nonexistent.sql"},
 		{"studies: [commit]\n", "p.yaml: name the servers"},
-		{"versions: [16, 17]\nconfigs:\n  a: {work_mem: 4MB}\n", "p.yaml:3:4: configs: --config needs exactly one version"},
-		{"versions: 17\nenv: [t3.micro, t3.micro]\n", "p.yaml:2:6: env: --env t3.micro is given twice"},
+		{"versions: [16, 17]\nconfigs:\n  a: {work_mem: 4MB}\n", "p.yaml:3:4: configs: configs needs exactly one version in versions"},
+		{"versions: 17\nenv: [t3.micro, t3.micro]\n", "p.yaml:2:6: env: env t3.micro is given twice"},
 		{"versions: 17\nmin_change: lots\n", `p.yaml:2:13: min_change: want a percentage from 0 to below 100, e.g. 5 or 5%, got "lots"`},
 		{"versions: 17\nfail_on: slower\n", `p.yaml:2:10: fail_on: want "regression", got "slower"`},
-		{"versions: [16, 17]\naa: true\n", "--aa compares one version with itself"},
+		{"versions: [16, 17]\naa: true\n", "aa compares one version with itself: give exactly one in versions"},
 	}
 	for _, c := range cases {
 		_, err := ParsePlan("p.yaml", []byte(c.yaml))
@@ -92,7 +92,7 @@ func TestParsePlan(t *testing.T) {
 		t.Errorf("settings = %v", spec.Settings)
 	}
 	spec, err = ParsePlan("p.yaml", []byte("versions: 17\nconfigs:\n  small: {shared_buffers: 128MB, work_mem: 4MB}\n  big:\n    shared_buffers: 1GB\ntargets:\n  mine: postgres://u@h/db\n  named:\n"))
-	if err == nil || !strings.Contains(err.Error(), "--config applies to a managed version") {
+	if err == nil || !strings.Contains(err.Error(), "configs applies to a managed version (versions), not to the servers of targets") {
 		t.Errorf("configs beside targets: %v", err)
 	}
 	spec, err = ParsePlan("p.yaml", []byte("versions: 17\nconfigs:\n  small: {shared_buffers: 128MB, work_mem: 4MB}\n  big:\n    shared_buffers: 1GB\n"))

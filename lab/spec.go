@@ -173,11 +173,11 @@ func (s *Spec) Targets() ([]Target, error) {
 	envNames := map[string]bool{}
 	for _, p := range s.Envs {
 		if envNames[p.Name] {
-			return nil, inputError(FieldEnvs, "--env %s is given twice", p.Name)
+			return nil, inputError(FieldEnvs, "{env} %s is given twice", p.Name)
 		}
 		envNames[p.Name] = true
 		if err := p.CheckSupported(); err != nil {
-			return nil, inputError(FieldEnvs, "--env %s: %w", p.Name, err)
+			return nil, inputError(FieldEnvs, "{env} %s: %w", p.Name, err)
 		}
 	}
 	managed, err := s.managedTargets()
@@ -193,17 +193,17 @@ func (s *Spec) Targets() ([]Target, error) {
 	}
 	for _, sv := range s.Servers {
 		if err := pgserver.ValidateName(sv.Name); err != nil {
-			return nil, inputError(FieldServers, "--target %s: %w", sv.Name, err)
+			return nil, inputError(FieldServers, "{target} %s: %w", sv.Name, err)
 		}
 		if err := add(Target{Name: sv.Name, base: sv.Name, DSN: sv.DSN, Named: named(sv)}); err != nil {
 			return nil, err
 		}
 	}
 	if len(out) == 0 {
-		return nil, inputError("", "name the servers: --versions 16,17 (managed) or --target NAME=DSN")
+		return nil, inputError("", "name the servers: {versions}, e.g. 16,17 (managed), or {target} NAME=DSN")
 	}
 	if len(s.Envs) > 0 && len(managed) == 0 {
-		return nil, inputError(FieldEnvs, "--env applies to servers pglab starts (--versions); --target %s is not one", s.Servers[0].Name)
+		return nil, inputError(FieldEnvs, "{env} applies to servers pglab starts ({versions}); {target} %s is not one", s.Servers[0].Name)
 	}
 	return out, nil
 }
@@ -295,9 +295,9 @@ func (s *Spec) managedTargets() ([]Target, error) {
 	if s.AA {
 		switch {
 		case len(s.Versions) != 1 || len(s.Configs) > 0:
-			return nil, inputError(FieldVersions, "--aa compares one version with itself: give exactly one, e.g. --aa --versions 17 (and no --config)")
+			return nil, inputError(FieldVersions, "{aa} compares one version with itself: give exactly one in {versions}, e.g. 17 (and no {config})")
 		case len(s.Servers) > 0:
-			return nil, inputError(FieldServers, "--aa starts two identical managed servers: it takes --versions N, not --target")
+			return nil, inputError(FieldServers, "{aa} starts two identical managed servers: it takes {versions}, not {target}")
 		}
 		v := s.Versions[0]
 		return []Target{{base: AATargets[0], Version: v}, {base: AATargets[1], Version: v}}, nil
@@ -316,7 +316,7 @@ func (s *Spec) managedTargets() ([]Target, error) {
 	}
 	for _, c := range s.Configs {
 		if err := pgserver.ValidateName(c.Name); err != nil {
-			return nil, inputError(FieldConfigs, "--config %s: %w", c.Name, err)
+			return nil, inputError(FieldConfigs, "{config} %s: %w", c.Name, err)
 		}
 		managed = append(managed, Target{base: c.Name, Version: c.Version, Settings: c.Settings})
 	}

@@ -35,13 +35,13 @@ func StudyNames(list string) ([]string, error) {
 			continue
 		}
 		if _, err := study.Get(n); err != nil {
-			return nil, &InputError{Field: FieldStudies, Study: n, Err: fmt.Errorf("--studies: %w", err)}
+			return nil, &InputError{Field: FieldStudies, Study: n, Err: fmt.Errorf("{studies}: %w", err)}
 		}
 		seen[n] = true
 		out = append(out, n)
 	}
 	if len(out) == 0 {
-		return nil, inputError(FieldStudies, "--studies: name at least one study")
+		return nil, inputError(FieldStudies, "{studies}: name at least one study")
 	}
 	return out, nil
 }
@@ -63,7 +63,7 @@ func Studies(names []string, args []string, quick bool) ([]StudyRun, error) {
 	for key, v := range kv {
 		if s, name, ok := strings.Cut(key, "."); ok && !strings.Contains(name, ".") {
 			if _, known := per[s]; !known {
-				return nil, &InputError{Field: FieldStudies, Study: s, Param: name, Err: fmt.Errorf("--param %s: study %q is not in this comparison (%s)", key, s, strings.Join(names, ", "))}
+				return nil, &InputError{Field: FieldStudies, Study: s, Param: name, Err: fmt.Errorf("{param} %s: study %q is not in this comparison (%s)", key, s, strings.Join(names, ", "))}
 			}
 			per[s][name] = v
 			used[key] = true
@@ -103,7 +103,7 @@ func Studies(names []string, args []string, quick bool) ([]StudyRun, error) {
 	}
 	if len(unused) > 0 {
 		sort.Strings(unused)
-		return nil, &InputError{Field: FieldStudies, Param: unused[0], Err: fmt.Errorf("--param %s: no study in this comparison has that parameter", unused[0])}
+		return nil, &InputError{Field: FieldStudies, Param: unused[0], Err: fmt.Errorf("{param} %s: no study in this comparison has that parameter", unused[0])}
 	}
 	return runs, nil
 }
@@ -140,7 +140,7 @@ func planned(st study.Study, kv map[string]string, quick bool) (StudyRun, error)
 func ResolveEnvs(specs, files []string) ([]env.Profile, error) {
 	if len(specs) == 0 {
 		if len(files) > 0 {
-			return nil, inputError(FieldEnvs, "--env-file without --env: name the profile to use, e.g. --env NAME")
+			return nil, inputError(FieldEnvs, "{env-file} without {env}: name the profile to use in {env}")
 		}
 		return nil, nil
 	}
