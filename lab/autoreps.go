@@ -9,16 +9,16 @@ import (
 	"time"
 
 	"github.com/pglab/pglab/compare"
-	"github.com/pglab/pglab/report"
 	"github.com/pglab/pglab/results"
 	"github.com/pglab/pglab/study"
+	"github.com/pglab/pglab/verdict"
 )
 
 // autoReps is --reps auto, the study runner's stopping rule: compare's
 // paired design (compare.PlanPairedDesign) for the run's measures, whose
 // number is known before the run — every study's primary metrics that are
 // tests of their own × the targets compared with the baseline — and the
-// report's cells of each study (report.FamilyCells, with the study's
+// report's cells of each study (verdict.Cells, with the study's
 // presentation) to decide on: a measure's gate reads all its cases, so a
 // study's cases are decided together at each look. A study without
 // primary metrics, or without a presentation (whose family cannot be
@@ -114,12 +114,12 @@ func (a *autoReps) Decide(name string, c study.Case, targets []string, ms []resu
 	defer a.mu.Unlock()
 	sum := measurementsSum(ms)
 	if a.last.study != name || a.last.sum != sum || a.last.cases == nil {
-		cells := slices.DeleteFunc(report.FamilyCells(a.chosen[name], targets, ms), func(c compare.Cell) bool { return !c.Callable })
+		cells := slices.DeleteFunc(verdict.Cells(a.chosen[name], targets, ms), func(c compare.Cell) bool { return !c.Callable })
 		caseOf := func(cell compare.Cell) string {
 			if recorded {
 				return ""
 			}
-			return report.CellCase(cell)
+			return verdict.CellCase(cell)
 		}
 		looks, err := a.design.DecideCases(cells, caseOf, compare.Options{Alpha: a.design.Alpha, MinChange: a.minChange})
 		if err != nil {

@@ -3,7 +3,6 @@ package lab
 import (
 	"context"
 
-	"github.com/pglab/pglab/report"
 	"github.com/pglab/pglab/results"
 	"github.com/pglab/pglab/study"
 )
@@ -33,33 +32,6 @@ func (r *Result) Measured() int {
 		n += len(o.Measurements)
 	}
 	return n
-}
-
-// Dataset returns what the studies measured as a report's dataset, as
-// they produced it: their measurements, notes and descriptions, and the
-// targets. (A report of the stored run, report.Load, has the run's
-// manifest, timings and texts too.)
-func (r *Result) Dataset() *report.Dataset {
-	ds := &report.Dataset{Targets: r.Targets}
-	for _, o := range r.Outcomes {
-		ds.Measurements = append(ds.Measurements, o.Measurements...)
-		for _, n := range o.Notes {
-			ds.Notes = append(ds.Notes, report.Note{Study: o.Study, Case: n.Case.Labels, Target: n.Target, Text: n.Text, Outcome: n.Outcome, Rep: n.Rep, Metric: n.Metric})
-		}
-		ds.Studies = append(ds.Studies, studyInfo(o))
-		sr := results.StudyReps{Study: o.Study, Looks: o.Looks}
-		for _, c := range o.CaseReps {
-			sr.Cases = append(sr.Cases, results.CaseReps{Name: c.Case.Name, Labels: c.Case.Labels, N: c.N, Reason: c.Reason})
-		}
-		ds.Reps = append(ds.Reps, sr)
-	}
-	return ds
-}
-
-// studyInfo describes a study's outcome as reports show it: its cases'
-// names and its presentation.
-func studyInfo(o *study.Outcome) report.StudyInfo {
-	return o.Info.Stored(o.Params, o.Plan, o.Reps)
 }
 
 // Run runs a comparison from start to end: it checks spec, starts or

@@ -2,11 +2,11 @@ package report
 
 import (
 	"encoding/json"
-	"sort"
 	"time"
 
 	"github.com/pglab/pglab/compare"
 	"github.com/pglab/pglab/results"
+	"github.com/pglab/pglab/verdict"
 )
 
 // Dataset is what a report is made from: one run's targets and
@@ -155,95 +155,21 @@ func (d *Dataset) alpha() float64 {
 	return compare.DefaultAlpha
 }
 
-// StudyGroup is the measurements of one study, by case.
-type StudyGroup struct {
-	Study string
-	Cases []CaseGroup
-}
+// StudyGroup is the measurements of one study, by case (see package
+// verdict).
+type StudyGroup = verdict.StudyGroup
 
 // CaseGroup is the measurements of one case, by metric.
-type CaseGroup struct {
-	Labels  map[string]string
-	Key     string
-	Metrics []MetricGroup
-}
+type CaseGroup = verdict.CaseGroup
 
 // MetricGroup is one metric of one case: its samples per target.
-type MetricGroup struct {
-	Name      string
-	Unit      string
-	Exact     bool
-	Direction results.Direction
-	Samples   map[string][]float64
-	// Rounds holds each sample's repetition (its round), in the order
-	// of Samples.
-	Rounds map[string][]int
-}
+type MetricGroup = verdict.MetricGroup
 
 // Groups organises the measurements by study, case and metric, each in the
 // order first measured (studies and cases that the run's study-info
-// artefacts list come in their order, before any they do not list).
+// artefacts list come in their order, before any they do not list), with
+// the cases of behaviour probes' outcomes.
 func (d *Dataset) Groups() []StudyGroup {
-	var studies []StudyGroup
-	studyIdx := map[string]int{}
-	caseIdx := map[string]map[string]int{}
-	metricIdx := map[string]map[string]map[string]int{}
-	addStudy := func(name string) int {
-		si, ok := studyIdx[name]
-		if !ok {
-			si = len(studies)
-			studyIdx[name] = si
-			studies = append(studies, StudyGroup{Study: name})
-			caseIdx[name] = map[string]int{}
-			metricIdx[name] = map[string]map[string]int{}
-		}
-		return si
-	}
-	addCase := func(si int, labels map[string]string, key string) int {
-		name := studies[si].Study
-		ci, ok := caseIdx[name][key]
-		if !ok {
-			ci = len(studies[si].Cases)
-			caseIdx[name][key] = ci
-			studies[si].Cases = append(studies[si].Cases, CaseGroup{Labels: labels, Key: key})
-			metricIdx[name][key] = map[string]int{}
-		}
-		return ci
-	}
-	// Studies and cases as the runs described them come first, in their
-	// order; they are dropped again below if nothing was measured.
-	for _, s := range d.Studies {
-		si := addStudy(s.Name)
-		for _, c := range s.Cases {
-			addCase(si, c.Labels, results.CaseKey(c.Labels))
-		}
-	}
-	measured := map[string]map[string]bool{}
-	ms := append([]results.Measurement(nil), d.Measurements...)
-	sort.SliceStable(ms, func(i, j int) bool { return ms[i].Rep < ms[j].Rep })
-	for _, m := range ms {
-		si := addStudy(m.Study)
-		key := m.CaseKey
-		if key == "" {
-			key = results.CaseKey(m.Case)
-		}
-		ci := addCase(si, m.Case, key)
-		if measured[m.Study] == nil {
-			measured[m.Study] = map[string]bool{}
-		}
-		measured[m.Study][key] = true
-		cg := &studies[si].Cases[ci]
-		mi, ok := metricIdx[m.Study][key][m.Metric]
-		if !ok {
-			mi = len(cg.Metrics)
-			metricIdx[m.Study][key][m.Metric] = mi
-			cg.Metrics = append(cg.Metrics, MetricGroup{Name: m.Metric, Unit: m.Unit, Exact: m.Exact, Direction: m.Direction, Samples: map[string][]float64{}, Rounds: map[string][]int{}})
-		}
-		mg := &cg.Metrics[mi]
-		mg.Samples[m.Target] = append(mg.Samples[m.Target], m.Value)
-		mg.Rounds[m.Target] = append(mg.Rounds[m.Target], m.Rep)
-	}
-	// Keep the studies and cases that have measurements, or outcomes.
 	hasNote := map[string]map[string]bool{}
 	for _, n := range d.Notes {
 		if hasNote[n.Study] == nil {
@@ -251,27 +177,14 @@ func (d *Dataset) Groups() []StudyGroup {
 		}
 		hasNote[n.Study][results.CaseKey(n.Case)] = true
 	}
-	out := studies[:0]
-	for _, sg := range studies {
-		cases := sg.Cases[:0]
-		for _, cg := range sg.Cases {
-			if measured[sg.Study][cg.Key] || hasNote[sg.Study][cg.Key] {
-				cases = append(cases, cg)
-			}
-		}
-		sg.Cases = cases
-		if len(cases) > 0 {
-			out = append(out, sg)
-		}
-	}
-	return out
+	return verdict.Group(d.Studies, d.Measurements, func(study, key string) bool { return hasNote[study][key] })
 }
 
 // Analyze runs the statistics of one metric across targets, the first
 // target being the baseline, as a cell on its own (no family: see
 // compare.Analyze).
 func (d *Dataset) Analyze(mg MetricGroup) (*compare.Result, error) {
-	return compare.Analyze(d.input(mg, d.TargetNames()), compare.Options{Alpha: d.alpha()})
+	return compare.Analyze(verdict.Input(mg, d.TargetNames(), d.Interleaved()), compare.Options{Alpha: d.alpha()})
 }
 
 // RunTiming is where a run's wall time went: starting its servers, then

@@ -3,12 +3,10 @@ package report
 import (
 	"encoding/json"
 	"fmt"
-	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/pglab/pglab/compare"
-	"github.com/pglab/pglab/results"
+	"github.com/pglab/pglab/verdict"
 )
 
 // analysis is the statistics of a whole report: every cell (a metric of a
@@ -21,70 +19,6 @@ type analysis struct {
 	results map[string]map[string]map[string]*compare.Result
 }
 
-// cellKey names a cell of the family.
-func cellKey(study, caseKey, metric string) string {
-	return study + "\x00" + caseKey + "\x00" + metric
-}
-
-// CellCase returns the key of the case a family cell of FamilyCells
-// belongs to.
-func CellCase(c compare.Cell) string {
-	parts := strings.SplitN(c.Key, "\x00", 3)
-	if len(parts) < 2 {
-		return ""
-	}
-	return parts[1]
-}
-
-// measureKey names a measure of the family: one metric of a study,
-// whose cells are its cases.
-func measureKey(study, metric string) string {
-	return study + "\x00" + metric
-}
-
-// measureMetric returns the metric of a measure's key.
-func measureMetric(key string) string {
-	_, metric, _ := strings.Cut(key, "\x00")
-	return metric
-}
-
-// callable reports whether a metric of a study presented as p can be
-// called a change: the study's primary metrics (the headline tables; a
-// study without a presentation has every metric primary). Facts,
-// resources (CPU, disk, waits) and the further metrics are auxiliary:
-// shown with their tests, never called, and not in the family, whose size
-// decides how small a p a call needs.
-func callable(p *results.Presentation, metric string) bool {
-	if p == nil {
-		return true
-	}
-	for _, f := range p.Facts {
-		if f.Metric == metric {
-			return false
-		}
-	}
-	for _, m := range p.Primary {
-		if m.Metric == metric {
-			return true
-		}
-	}
-	return false
-}
-
-// twinOf returns the primary metric whose test a metric of a study
-// presented as p repeats, or "" (see results.MetricHead.Twin).
-func twinOf(p *results.Presentation, metric string) string {
-	if p == nil {
-		return ""
-	}
-	for _, m := range p.Primary {
-		if m.Metric == metric {
-			return m.Twin
-		}
-	}
-	return ""
-}
-
 // analyzeAll runs the statistics of every group: the cells with a
 // baseline and another target as one family, the others (a study on one
 // target) as summaries alone.
@@ -95,11 +29,11 @@ func (d *Dataset) analyzeAll(groups []StudyGroup) (*analysis, error) {
 		targets := d.studyTargets(sg.Study)
 		byCase := map[string]map[string]*compare.Result{}
 		a.results[sg.Study] = byCase
-		disturbed := disturbedRounds(sg, targets)
+		disturbed := verdict.Disturbed(sg, targets)
 		for _, cg := range sg.Cases {
 			byCase[cg.Key] = map[string]*compare.Result{}
 			for _, mg := range cg.Metrics {
-				in := d.input(mg, targets)
+				in := verdict.Input(mg, targets, d.Interleaved())
 				if in.Baseline == "" {
 					res, err := compare.Analyze(in, compare.Options{Alpha: d.alpha()})
 					if err != nil {
@@ -109,9 +43,9 @@ func (d *Dataset) analyzeAll(groups []StudyGroup) (*analysis, error) {
 					continue
 				}
 				in.Disturbed = disturbed[cg.Key]
-				cell := familyCell(d.presentation(sg.Study), sg.Study, cg, mg, in)
+				cell := verdict.Cell(d.presentation(sg.Study), sg.Study, cg, mg, in)
 				cell.Design = d.studyDesign(sg.Study)
-				partFloor(&cell, d.presentation(sg.Study), cg, mg, d.minChange())
+				verdict.PartFloor(&cell, d.presentation(sg.Study), cg, mg, d.minChange())
 				cells = append(cells, cell)
 			}
 		}
@@ -126,76 +60,6 @@ func (d *Dataset) analyzeAll(groups []StudyGroup) (*analysis, error) {
 		a.results[parts[0]][parts[1]][parts[2]] = cr.Result
 	}
 	return a, nil
-}
-
-// familyCell is the family's cell of one metric of a case of a study
-// presented as p, with its input.
-func familyCell(p *results.Presentation, study string, cg CaseGroup, mg MetricGroup, in compare.Input) compare.Cell {
-	cell := compare.Cell{
-		Key:      cellKey(study, cg.Key, mg.Name),
-		Measure:  measureKey(study, mg.Name),
-		Input:    in,
-		Callable: callable(p, mg.Name),
-		Floor:    metricFloor(mg),
-	}
-	if twin := twinOf(p, mg.Name); twin != "" && hasMetric(cg, twin) {
-		cell.Twin = cellKey(study, cg.Key, twin)
-	}
-	return cell
-}
-
-// FamilyCells returns the cells that measurements ms (of one study
-// presented as p, on targets, the first the baseline) make in a report's
-// family: one per case and metric, callable when p presents the metric as
-// primary (every metric when p is nil), with its twin and floor, samples in
-// repetition order. The stopping rule of --reps auto decides on the cells
-// of one case as the report will analyse them.
-func FamilyCells(p *results.Presentation, targets []string, ms []results.Measurement) []compare.Cell {
-	d := &Dataset{Measurements: ms}
-	for _, t := range targets {
-		d.Targets = append(d.Targets, results.Target{Name: t})
-	}
-	var cells []compare.Cell
-	for _, sg := range d.Groups() {
-		disturbed := disturbedRounds(sg, targets)
-		for _, cg := range sg.Cases {
-			for _, mg := range cg.Metrics {
-				if in := d.input(mg, targets); in.Baseline != "" {
-					in.Disturbed = disturbed[cg.Key]
-					cell := familyCell(p, sg.Study, cg, mg, in)
-					partFloor(&cell, p, cg, mg, compare.DefaultMinChange)
-					cells = append(cells, cell)
-				}
-			}
-		}
-	}
-	return cells
-}
-
-// input is the statistics' input of one metric over the given targets, the
-// first being the baseline.
-func (d *Dataset) input(mg MetricGroup, names []string) compare.Input {
-	dir, _ := compare.ParseDirection(string(mg.Direction))
-	samples := map[string][]float64{}
-	for _, n := range names {
-		samples[n] = mg.Samples[n]
-	}
-	in := compare.Input{
-		Metric:  compare.Metric{Name: mg.Name, Unit: compare.Unit(mg.Unit), Direction: dir, Exact: mg.Exact},
-		Order:   names,
-		Samples: samples,
-	}
-	if d.Interleaved() {
-		// One run: the targets of a round ran next to each other.
-		in.Rounds = map[string][]int{}
-		for _, n := range names {
-			in.Rounds[n] = mg.Rounds[n]
-		}
-	}
-	if len(names) > 1 {
-		in.Baseline = names[0]
-	}
-	return in
 }
 
 // studyTargets returns the study's columns: the report's targets that
@@ -219,66 +83,6 @@ func (d *Dataset) studyTargets(study string) []string {
 		}
 	}
 	return out
-}
-
-// partFloor sets the floor of a cell whose metric its presentation p
-// declares a part of another (results.MetricHead.PartOf): minChange of
-// the whole's baseline median, as a share of the part's, when that is
-// larger than minChange — "±4.2 ms, 5 % of Time for all updates".
-func partFloor(cell *compare.Cell, p *results.Presentation, cg CaseGroup, mg MetricGroup, minChange float64) {
-	var whole, head string
-	if p != nil {
-		for _, m := range p.Primary {
-			if m.Metric == mg.Name {
-				whole = m.PartOf
-			}
-		}
-		head = whole
-		for _, m := range p.Primary {
-			if whole != "" && m.Metric == whole && m.Head != "" {
-				head = strings.ToLower(m.Head[:1]) + m.Head[1:]
-			}
-		}
-	}
-	base := cell.Input.Baseline
-	if whole == "" || minChange <= 0 {
-		return
-	}
-	for _, w := range cg.Metrics {
-		if w.Name != whole || w.Unit != mg.Unit {
-			continue
-		}
-		wm, pm := medianValue(w.Samples[base]), medianValue(mg.Samples[base])
-		if !(wm > 0 && pm > 0) || minChange*wm/pm <= minChange {
-			return
-		}
-		cell.Floor = minChange * wm / pm
-		cell.FloorText = fmt.Sprintf("±%s, %s of %s", compare.FormatValue(minChange*wm, compare.Unit(mg.Unit)),
-			formatPercent(minChange), head)
-	}
-}
-
-// medianValue returns the median of x, 0 when empty.
-func medianValue(x []float64) float64 {
-	if len(x) == 0 {
-		return 0
-	}
-	s := slices.Clone(x)
-	slices.Sort(s)
-	if len(s)%2 == 1 {
-		return s[len(s)/2]
-	}
-	return (s[len(s)/2-1] + s[len(s)/2]) / 2
-}
-
-// metricFloors are practical floors of metrics noisier than the default
-// allows, as fractions of the baseline.
-var metricFloors = map[string]float64{}
-
-// metricFloor returns a metric's practical floor: its own, or 0 for the
-// default (0 for exact metrics, the report's minimum change otherwise).
-func metricFloor(mg MetricGroup) float64 {
-	return metricFloors[mg.Name]
 }
 
 // runExtra is what a run's manifest keeps of its statistics.
@@ -380,7 +184,7 @@ func (v *view) familyLines() []string {
 	var out []string
 	if v.d.AA() {
 		out = append(out, fmt.Sprintf("A/A run: the targets are identical servers, so every called change is a false one. Called: %d of %s (by chance at most a %s chance of any call); exact metrics that differ: %d.",
-			f.Called, plural(f.M, "comparison"), formatPercent(f.Alpha), f.ExactCalled))
+			f.Called, plural(f.M, "comparison"), verdict.Percent(f.Alpha), f.ExactCalled))
 	}
 	if f.M+f.ExactCalled == 0 {
 		return append(out, "Calls: none possible: no primary figure has the repetitions a call needs (see each change's n).")
@@ -392,18 +196,13 @@ func (v *view) familyLines() []string {
 	return out
 }
 
-// formatPercent formats a fraction as a percentage: 0.05 → "5 %".
-func formatPercent(x float64) string {
-	return strconv.FormatFloat(x*100, 'g', 3, 64) + " %"
-}
-
 // howToReadChanges explains the change columns: the test, the family, the
 // floor and the three outcomes.
 func (v *view) howToReadChanges(base, a string, exact bool) []string {
-	floor := formatPercent(compare.DefaultMinChange)
+	floor := verdict.Percent(compare.DefaultMinChange)
 	m := 0
 	if v.Family != nil {
-		floor, m = formatPercent(v.Family.MinChange), v.Family.M
+		floor, m = verdict.Percent(v.Family.MinChange), v.Family.M
 	}
 	measures := 0
 	if v.Family != nil {
@@ -423,16 +222,6 @@ func (v *view) howToReadChanges(base, a string, exact bool) []string {
 		out = append(out, "This is an A/A run (pglab compare --aa): both targets are the same version with the same settings, so every call is a false one. Run one on a machine before trusting a comparison there.")
 	}
 	return out
-}
-
-// hasMetric reports whether a case has a metric.
-func hasMetric(cg CaseGroup, metric string) bool {
-	for _, mg := range cg.Metrics {
-		if mg.Name == metric {
-			return true
-		}
-	}
-	return false
 }
 
 // metricHead names a metric of the study as its headline table does

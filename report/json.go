@@ -10,6 +10,7 @@ import (
 	"github.com/pglab/pglab/compare"
 	"github.com/pglab/pglab/env"
 	"github.com/pglab/pglab/results"
+	"github.com/pglab/pglab/verdict"
 )
 
 // JSONVersion is the version of the document WriteJSON writes; it changes
@@ -570,7 +571,7 @@ func jsonMetricOf(caseName string, res *compare.Result, primary bool) jsonMetric
 		}
 		jc.Pairs, jc.Level, jc.RoundsNeeded, jc.DisturbedRounds = c.Pairs, c.Level.String(), c.RoundsNeeded, c.Disturbed
 		if c.Pairs > 0 {
-			jc.Measure = measureMetric(c.Measure)
+			jc.Measure = verdict.MeasureMetric(c.Measure)
 			jc.SpreadRound, jc.SpreadSide, jc.SideCorrelation = jnum(c.SpreadRound), jnum(c.SpreadSide), jnum(c.SideCorrelation)
 		}
 		jm.Changes = append(jm.Changes, jc)

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/pglab/pglab/compare"
+	"github.com/pglab/pglab/verdict"
 )
 
 // WriteMarkdown writes the report as Markdown (GitHub-flavoured tables):
@@ -256,7 +257,7 @@ func (v *view) statisticsLine() string {
 	if v.Family != nil {
 		floor = v.Family.MinChange
 	}
-	return fmt.Sprintf("median of the repetitions with its 95 %% confidence interval; each target compared with the first round by round (paired t test of the rounds' ratios), each primary measure tested over its cases first, then its cases, with Benjamini-Hochberg at q = %s and a floor of ±%s", formatAlpha(v.Alpha), formatPercent(floor))
+	return fmt.Sprintf("median of the repetitions with its 95 %% confidence interval; each target compared with the first round by round (paired t test of the rounds' ratios), each primary measure tested over its cases first, then its cases, with Benjamini-Hochberg at q = %s and a floor of ±%s", formatAlpha(v.Alpha), verdict.Percent(floor))
 }
 
 func formatAlpha(a float64) string {

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/pglab/pglab/compare"
+	"github.com/pglab/pglab/verdict"
 )
 
 // noiseFigures is a study's noise statement for one target against the
@@ -39,7 +40,7 @@ type noiseFigures struct {
 	FsyncSpread   *float64 `json:"fsync_spread_percent,omitempty"`
 	// Disturbed names the rounds ("case · round N") in which foreign
 	// CPU on either side exceeded the study's median round by
-	// disturbedMargin points: left out of the paired comparison.
+	// verdict.DisturbedMargin points: left out of the paired comparison.
 	Disturbed []string `json:"disturbed_rounds"`
 	// Unresolved counts the unresolved primary figures; RoundsNeeded is
 	// the median and RoundsNeededMax the largest estimate of the rounds
@@ -76,7 +77,7 @@ func (sv *studyView) noiseFor(target string) noiseFigures {
 	var needed []int
 	for _, cg := range sv.group.Cases {
 		for _, mg := range cg.Metrics {
-			if !callable(sv.present, mg.Name) || twinOf(sv.present, mg.Name) != "" {
+			if !verdict.Callable(sv.present, mg.Name) || verdict.TwinOf(sv.present, mg.Name) != "" {
 				continue
 			}
 			c, ok := sv.res[cg.Key][mg.Name].Change(target)
@@ -119,7 +120,7 @@ func (sv *studyView) machineNoise(nf *noiseFigures) {
 		for _, mg := range cg.Metrics {
 			for _, t := range targets {
 				switch mg.Name {
-				case foreignMetric:
+				case verdict.ForeignMetric:
 					foreign = append(foreign, mg.Samples[t]...)
 				case "steal_pct":
 					steal = append(steal, mg.Samples[t]...)
@@ -128,7 +129,7 @@ func (sv *studyView) machineNoise(nf *noiseFigures) {
 		}
 	}
 	sv.fsyncNoise(nf, targets)
-	disturbed := disturbedRounds(sv.group, targets)
+	disturbed := verdict.Disturbed(sv.group, targets)
 	for _, cv := range sv.Cases {
 		for _, r := range disturbed[cv.Key] {
 			nf.Disturbed = append(nf.Disturbed, fmt.Sprintf("%s · round %d", cv.Name, r))
@@ -225,7 +226,7 @@ func (nf noiseFigures) text() string {
 		if nf.StealMax != nil {
 			s += fmt.Sprintf("; steal at most %s %%", formatPctValue(*nf.StealMax))
 		}
-		margin := formatPctValue(disturbedMargin)
+		margin := formatPctValue(verdict.DisturbedMargin)
 		switch n := len(nf.Disturbed); {
 		case n == 0:
 			s += fmt.Sprintf("; no round disturbed (%s points above the median round)", margin)

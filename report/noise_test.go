@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/pglab/pglab/results"
+	"github.com/pglab/pglab/verdict"
 )
 
 // noisyCommit is a commit-like study on pg16 and pg17 over two cases and 6
@@ -59,7 +60,7 @@ func noisyCommit() *Dataset {
 func TestDisturbedRounds(t *testing.T) {
 	d := noisyCommit()
 	groups := d.Groups()
-	got := disturbedRounds(groups[0], []string{"pg16", "pg17"})
+	got := verdict.Disturbed(groups[0], []string{"pg16", "pg17"})
 	keyA := results.CaseKey(map[string]string{"tx": "a"})
 	if len(got) != 1 || len(got[keyA]) != 1 || got[keyA][0] != 3 {
 		t.Fatalf("disturbed rounds %v, want round 3 of case a", got)

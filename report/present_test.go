@@ -11,6 +11,7 @@ import (
 
 	"github.com/pglab/pglab/results"
 	"github.com/pglab/pglab/study"
+	"github.com/pglab/pglab/verdict"
 )
 
 // renderAll renders a dataset in every format, brief and in full.
@@ -193,7 +194,7 @@ func TestReportReadsStoredPresentation(t *testing.T) {
 	if strings.Contains(md, "Average latency") || strings.Contains(md, "Throughput") {
 		t.Errorf("the report shows the legacy presentation of tune:\n%s", md)
 	}
-	cells := FamilyCells(d.Studies[0].Presentation, []string{"defaults", "tuned"}, d.Measurements)
+	cells := verdict.Cells(d.Studies[0].Presentation, []string{"defaults", "tuned"}, d.Measurements)
 	for _, c := range cells {
 		if c.Callable != strings.HasSuffix(c.Key, "latency_p50_ms") {
 			t.Errorf("cell %q callable %v", c.Key, c.Callable)
@@ -208,7 +209,7 @@ func TestReportReadsStoredPresentation(t *testing.T) {
 	if md := b.String(); !strings.Contains(md, "| 30 | latency, p50 |") || strings.Contains(md, "Further metrics") || strings.Contains(md, "Median latency, as stored") {
 		t.Errorf("a study stored without a presentation is not shown in one table:\n%s", md)
 	}
-	for _, c := range FamilyCells(nil, []string{"defaults", "tuned"}, d.Measurements) {
+	for _, c := range verdict.Cells(nil, []string{"defaults", "tuned"}, d.Measurements) {
 		if !c.Callable {
 			t.Errorf("without a presentation, cell %q is not callable", c.Key)
 		}

@@ -142,14 +142,14 @@ func writeStudyText(w io.Writer, res *lab.Result, store string, details bool) er
 	for _, n := range res.Notes {
 		fmt.Fprintf(w, "  note: %s\n", n)
 	}
-	return report.WriteTextOpts(w, res.Dataset(), report.Options{Brief: !details})
+	return report.WriteTextOpts(w, resultDataset(res), report.Options{Brief: !details})
 }
 
 // writeStudyJSON prints the study's outcome as one JSON document
 // (report.WriteStudyJSON), the set-up notes first; runErr is the study's
 // error, if it failed.
 func writeStudyJSON(w io.Writer, res *lab.Result, runErr error) error {
-	ds := res.Dataset()
+	ds := resultDataset(res)
 	ds.Run = results.RunRecord{RunInfo: results.RunInfo{ID: res.RunID}, Status: results.StatusDone}
 	if runErr != nil {
 		ds.Run.Status, ds.Run.Error = results.StatusFailed, redact.Text(runErr.Error())
@@ -160,4 +160,31 @@ func writeStudyJSON(w io.Writer, res *lab.Result, runErr error) error {
 	}
 	ds.Notes = append(setup, ds.Notes...)
 	return report.WriteStudyJSON(w, ds)
+}
+
+// resultDataset returns what a comparison's studies measured as a report's dataset, as
+// they produced it: their measurements, notes and descriptions, and the
+// targets. (A report of the stored run, report.Load, has the run's
+// manifest, timings and texts too.)
+func resultDataset(r *lab.Result) *report.Dataset {
+	ds := &report.Dataset{Targets: r.Targets}
+	for _, o := range r.Outcomes {
+		ds.Measurements = append(ds.Measurements, o.Measurements...)
+		for _, n := range o.Notes {
+			ds.Notes = append(ds.Notes, report.Note{Study: o.Study, Case: n.Case.Labels, Target: n.Target, Text: n.Text, Outcome: n.Outcome, Rep: n.Rep, Metric: n.Metric})
+		}
+		ds.Studies = append(ds.Studies, storedStudyInfo(o))
+		sr := results.StudyReps{Study: o.Study, Looks: o.Looks}
+		for _, c := range o.CaseReps {
+			sr.Cases = append(sr.Cases, results.CaseReps{Name: c.Case.Name, Labels: c.Case.Labels, N: c.N, Reason: c.Reason})
+		}
+		ds.Reps = append(ds.Reps, sr)
+	}
+	return ds
+}
+
+// storedStudyInfo describes a study's outcome as reports show it: its cases'
+// names and its presentation.
+func storedStudyInfo(o *study.Outcome) report.StudyInfo {
+	return o.Info.Stored(o.Params, o.Plan, o.Reps)
 }

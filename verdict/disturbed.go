@@ -1,27 +1,27 @@
-package report
+package verdict
 
 import (
 	"slices"
 )
 
-// disturbedMargin is how far, in points of all CPUs' time, other
+// DisturbedMargin is how far, in points of all CPUs' time, other
 // processes' CPU during a round (foreign_cpu_pct, the larger of its
 // targets' steps) must exceed the study's median round for the round to
 // count as disturbed. A steady neighbour moves every round alike, which
 // comparing round by round takes out; a burst moves one round, and one
 // side of it more than the other.
-const disturbedMargin = 25.0
+const DisturbedMargin = 25.0
 
-// foreignMetric is the step figure of other processes' CPU.
-const foreignMetric = "foreign_cpu_pct"
+// ForeignMetric is the step figure of other processes' CPU.
+const ForeignMetric = "foreign_cpu_pct"
 
-// disturbedRounds returns, per case key of a study, the rounds in which
+// Disturbed returns, per case key of a study, the rounds in which
 // other processes' CPU on any of targets exceeded the study's median
-// round by disturbedMargin. Which rounds is decided from the machine's
+// round by DisturbedMargin. Which rounds is decided from the machine's
 // figures alone, the same for every target, so leaving them out of a
 // paired comparison keeps its tests valid. Nil when the study has no
 // such figures (a user's server).
-func disturbedRounds(sg StudyGroup, targets []string) map[string][]int {
+func Disturbed(sg StudyGroup, targets []string) map[string][]int {
 	type round struct {
 		caseKey string
 		rep     int
@@ -29,7 +29,7 @@ func disturbedRounds(sg StudyGroup, targets []string) map[string][]int {
 	worst := map[round]float64{}
 	for _, cg := range sg.Cases {
 		for _, mg := range cg.Metrics {
-			if mg.Name != foreignMetric {
+			if mg.Name != ForeignMetric {
 				continue
 			}
 			for _, t := range targets {
@@ -56,7 +56,7 @@ func disturbedRounds(sg StudyGroup, targets []string) map[string][]int {
 	}
 	out := map[string][]int{}
 	for k, v := range worst {
-		if v >= median+disturbedMargin {
+		if v >= median+DisturbedMargin {
 			out[k.caseKey] = append(out[k.caseKey], k.rep)
 		}
 	}
