@@ -1,0 +1,169 @@
+package report
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/pglab/pglab/compare"
+	"github.com/pglab/pglab/results"
+)
+
+// formatSummary formats a target's figure: the median with the
+// half-width of its confidence interval when there is one ("10.4 s ± 3 %"),
+// the median alone when there are too few samples, the exact value for
+// exact metrics, "–" without samples.
+func formatSummary(s compare.Summary, m compare.Metric) string {
+	if s.N == 0 {
+		return "–"
+	}
+	if m.Exact {
+		return compare.FormatSummary(s, m)
+	}
+	out := compare.FormatValue(s.Center, m.Unit)
+	switch {
+	case !s.HasCI() || s.PctRange == "" || s.PctRange == "∞" || s.PctRange == "?":
+	case s.PctRange == "0%":
+		out += " ± <1 %"
+	default:
+		out += " ± " + strings.Replace(s.PctRange, "%", " %", 1)
+	}
+	return out
+}
+
+// formatCenter formats a target's median (or exact value) alone.
+func formatCenter(s compare.Summary, m compare.Metric) string {
+	if s.N == 0 {
+		return "–"
+	}
+	if m.Exact {
+		return compare.FormatExact(s.Center, m.Unit)
+	}
+	return compare.FormatValue(s.Center, m.Unit)
+}
+
+// changeText formats a comparison for a change column: its outcome with
+// the test's figures, e.g. "5.7× faster (p=0.002 q=0.031 n=6)", "same
+// (within ±5 %; n=6)", "~ (could not see changes under ±7 %; n=4)"; see
+// compare.Change.OutcomeText.
+func changeText(c compare.Change) string {
+	return c.OutcomeText()
+}
+
+// changeClass classifies a comparison for styling: a called change is
+// "better", "worse" or "changed" (a neutral metric), an equivalence
+// "same", anything else "ns" (not called).
+func changeClass(c compare.Change) string {
+	switch {
+	case c.Outcome == compare.OutcomeSame:
+		return "same"
+	case !c.Called:
+		return "ns"
+	}
+	switch c.Verdict {
+	case compare.Better:
+		return "better"
+	case compare.Worse:
+		return "worse"
+	case compare.Higher, compare.Lower:
+		return "changed"
+	}
+	return ""
+}
+
+// hostLine describes a host in one line.
+func hostLine(h results.Host) string {
+	var parts []string
+	if h.Hostname != "" {
+		parts = append(parts, h.Hostname)
+	}
+	if h.OS != "" {
+		parts = append(parts, h.OS)
+	}
+	if h.Kernel != "" {
+		parts = append(parts, "kernel "+h.Kernel)
+	}
+	if h.Arch != "" {
+		parts = append(parts, h.Arch)
+	}
+	if h.CPUs > 0 {
+		cpu := plural(h.CPUs, "CPU")
+		if h.CPUModel != "" {
+			cpu += " (" + h.CPUModel + ")"
+		}
+		parts = append(parts, cpu)
+	}
+	if h.MemoryBytes > 0 {
+		parts = append(parts, compare.FormatValue(float64(h.MemoryBytes), compare.Bytes)+" memory")
+	}
+	if h.Disk.Device != "" || h.Disk.Filesystem != "" {
+		disk := "disk " + joinNonEmpty(" ", h.Disk.Device, h.Disk.Filesystem)
+		if h.Disk.Rotational != nil {
+			if *h.Disk.Rotational {
+				disk += ", rotational"
+			} else {
+				disk += ", solid-state"
+			}
+		}
+		parts = append(parts, disk)
+	}
+	return strings.Join(parts, " · ")
+}
+
+// formatDuration prints a run's wall time, e.g. "1 min 40 s".
+func formatDuration(d time.Duration) string {
+	if d < 0 {
+		return ""
+	}
+	d = d.Round(time.Second)
+	h, m, s := int(d.Hours()), int(d.Minutes())%60, int(d.Seconds())%60
+	switch {
+	case h > 0:
+		return fmt.Sprintf("%d h %d min", h, m)
+	case m > 0:
+		return fmt.Sprintf("%d min %d s", m, s)
+	}
+	return fmt.Sprintf("%d s", s)
+}
+
+func onOff(b bool) string {
+	if b {
+		return "on"
+	}
+	return "off"
+}
+
+func plural(n int, word string) string {
+	if n == 1 {
+		return "1 " + word
+	}
+	return fmt.Sprintf("%d %ss", n, word)
+}
+
+func joinNonEmpty(sep string, parts ...string) string {
+	var out []string
+	for _, p := range parts {
+		if p != "" {
+			out = append(out, p)
+		}
+	}
+	return strings.Join(out, sep)
+}
+
+func indexOf(list []string, s string) int {
+	for i, x := range list {
+		if x == s {
+			return i
+		}
+	}
+	return -1
+}
+
+// lowerFirst lowers a heading's first letter for use inside a sentence,
+// unless the word is an acronym ("VACUUM VERBOSE output").
+func lowerFirst(s string) string {
+	if len(s) > 1 && s[1] >= 'A' && s[1] <= 'Z' {
+		return s
+	}
+	return strings.ToLower(s[:1]) + s[1:]
+}
