@@ -6,22 +6,17 @@ import (
 	"testing"
 
 	"github.com/pglab/pglab/results"
+	"github.com/pglab/pglab/study"
 )
 
-// replayPresentation is the replay study's presentation (study/replay.go,
-// version 2).
-var replayPresentation = &results.Presentation{
-	Labels:    []results.LabelColumn{{Key: "query", Head: "query"}},
-	Hide:      []string{"fingerprint"},
-	NameLabel: "query",
-	SortBy:    "total_ms",
-	Facts:     []results.MetricHead{{Metric: "calls", Head: "calls per round"}},
-	Primary: []results.MetricHead{
-		{Metric: "median_ms", Head: "Statement latency (median of each round's calls)"},
-		{Metric: "busy_ms", Head: "Workload time (the statements' latencies summed, per round)"},
-	},
-	Impact: &results.Impact{Change: "median_ms", Share: "total_ms", Whole: "busy_ms", Head: "impact on the workload's time"},
-	Texts:  []results.TextView{{Name: "plan", Head: "Plans that differ (shape: node, join, index and relation; no estimates)", Markdown: true}},
+// replayPresentation is the replay study's presentation, as its runs
+// store it.
+func replayPresentation(t *testing.T) *results.Presentation {
+	st, err := study.Get("replay")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return st.Info().Presentation
 }
 
 // replayFP is a fingerprint of the golden replay: its median latency on
@@ -42,7 +37,7 @@ type replayFP struct {
 // insert that failed as at capture (23503), a call of a function 17 does
 // not have (42883 on 17 only), a customer insert that failed in every
 // round because the data is newer than the log (not compared).
-func replayGolden() *Dataset {
+func replayGolden(p *results.Presentation) *Dataset {
 	conditions := map[string]string{"23503": "foreign_key_violation", "42883": "undefined_function", "23505": "unique_violation"}
 	d := &Dataset{Targets: []results.Target{{Name: "pg16", ServerVersion: "16.4"}, {Name: "pg17", ServerVersion: "17.2"}}}
 	fps := []replayFP{
@@ -115,7 +110,7 @@ func replayGolden() *Dataset {
 	}
 	note("pg17", nil, "", "compared with pg16: plans differ for 1 fingerprint, results for 0 read-only fingerprints, errors on one side only for 1 fingerprint")
 	d.Studies = []StudyInfo{{Name: "replay", Title: "your workload, replayed per query fingerprint", Source: "captured from your server's log with pglab capture",
-		Version: 2, Presentation: replayPresentation, Reps: 8,
+		Version: 2, Presentation: p, Reps: 8,
 		Params: map[string]string{"mode": "timed", "speed": "1", "workload": "shop.workload", "data": "shop.sql"},
 		Cases:  []CaseInfo{{Name: "replay of shop.workload", Labels: whole}}}}
 	return d
@@ -132,7 +127,7 @@ func TestReplayGolden(t *testing.T) {
 		file   string
 	}{{Markdown, "replay.md"}, {HTML, "replay.html"}, {JSON, "replay.json"}} {
 		var b bytes.Buffer
-		if err := Write(&b, replayGolden(), f.format); err != nil {
+		if err := Write(&b, replayGolden(replayPresentation(t)), f.format); err != nil {
 			t.Fatal(err)
 		}
 		golden(t, f.file, b.Bytes())

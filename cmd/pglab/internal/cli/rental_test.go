@@ -20,9 +20,6 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
-	"github.com/pglab/pglab/pgserver"
-	"github.com/pglab/pglab/pgserver/pgtest"
-	"github.com/pglab/pglab/workload/capture"
 )
 
 // rentalData is the application's data, as the script that made it.
@@ -185,14 +182,8 @@ func rentalWorkload(t *testing.T) *rentalCapture {
 	if rentalErr != nil {
 		t.Fatal(rentalErr)
 	}
-	dir := t.TempDir()
 	c := *rentalCap
-	for _, f := range []*string{&c.data, &c.newer, &c.workload} {
-		*f = filepath.Join(dir, filepath.Base(*f))
-		if err := os.WriteFile(*f, rentalFiles[filepath.Base(*f)], 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	copyInto(t, rentalFiles, &c.data, &c.newer, &c.workload)
 	return &c
 }
 
@@ -202,16 +193,10 @@ func runRental(t *testing.T, dir string) (*rentalCapture, error) {
 	if err := os.WriteFile(script, []byte(rentalData), 0o644); err != nil {
 		return nil, err
 	}
-	set, err := capture.SettingsFor(17, capture.CSVLog)
+	inst, err := loggingServer(t)
 	if err != nil {
 		return nil, err
 	}
-	var settings []pgserver.Setting
-	for _, s := range set {
-		settings = append(settings, pgserver.Setting{Name: s.Name, Value: strings.Trim(s.Value, "'")})
-	}
-	settings = pgserver.MergeSettings(settings, pgserver.Setting{Name: "log_directory", Value: "log"}, pgserver.Setting{Name: "log_filename", Value: "pg"})
-	inst := pgtest.New(t, pgtest.Options{Version: "17", Settings: settings})
 	ctx := context.Background()
 	if err := loadQuietly(ctx, inst, script); err != nil {
 		return nil, err

@@ -146,22 +146,27 @@ func appWorkload(t *testing.T) *appCapture {
 	if appErr != nil {
 		t.Fatal(appErr)
 	}
-	dir := t.TempDir()
 	app := *appCap
-	for _, f := range []*string{&app.dataPath, &app.csv, &app.json} {
-		*f = filepath.Join(dir, filepath.Base(*f))
-		if err := os.WriteFile(*f, appFiles[filepath.Base(*f)], 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	copyInto(t, appFiles, &app.dataPath, &app.csv, &app.json)
 	return &app
 }
 
-func runApp(t *testing.T, dir string) (*appCapture, error) {
-	app := &appCapture{dataPath: filepath.Join(dir, "app.sql"), csv: filepath.Join(dir, "app-csv.workload"), json: filepath.Join(dir, "app-json.workload.gz")}
-	if err := os.WriteFile(app.dataPath, []byte(replayData), 0o644); err != nil {
-		return nil, err
+// copyInto writes files (by base name) into a new directory of the test
+// and points each path at its copy there.
+func copyInto(t *testing.T, files map[string][]byte, paths ...*string) {
+	t.Helper()
+	dir := t.TempDir()
+	for _, f := range paths {
+		*f = filepath.Join(dir, filepath.Base(*f))
+		if err := os.WriteFile(*f, files[filepath.Base(*f)], 0o644); err != nil {
+			t.Fatal(err)
+		}
 	}
+}
+
+// loggingServer starts a managed 17 that logs every statement as pglab
+// capture --settings says (csvlog into log/pg.csv), with extra settings.
+func loggingServer(t *testing.T, extra ...pgserver.Setting) (*pgserver.Instance, error) {
 	set, err := capture.SettingsFor(17, capture.CSVLog)
 	if err != nil {
 		return nil, err
@@ -170,9 +175,19 @@ func runApp(t *testing.T, dir string) (*appCapture, error) {
 	for _, s := range set {
 		settings = append(settings, pgserver.Setting{Name: s.Name, Value: strings.Trim(s.Value, "'")})
 	}
-	settings = pgserver.MergeSettings(settings, pgserver.Setting{Name: "log_destination", Value: "csvlog,jsonlog"},
-		pgserver.Setting{Name: "log_directory", Value: "log"}, pgserver.Setting{Name: "log_filename", Value: "pg"})
-	inst := pgtest.New(t, pgtest.Options{Version: "17", Settings: settings})
+	extra = append([]pgserver.Setting{{Name: "log_directory", Value: "log"}, {Name: "log_filename", Value: "pg"}}, extra...)
+	return pgtest.New(t, pgtest.Options{Version: "17", Settings: pgserver.MergeSettings(settings, extra...)}), nil
+}
+
+func runApp(t *testing.T, dir string) (*appCapture, error) {
+	app := &appCapture{dataPath: filepath.Join(dir, "app.sql"), csv: filepath.Join(dir, "app-csv.workload"), json: filepath.Join(dir, "app-json.workload.gz")}
+	if err := os.WriteFile(app.dataPath, []byte(replayData), 0o644); err != nil {
+		return nil, err
+	}
+	inst, err := loggingServer(t, pgserver.Setting{Name: "log_destination", Value: "csvlog,jsonlog"})
+	if err != nil {
+		return nil, err
+	}
 	ctx := context.Background()
 	if err := loadQuietly(ctx, inst, app.dataPath); err != nil {
 		return nil, err
