@@ -289,6 +289,8 @@ func TestReplayRentalIDs(t *testing.T) {
 			t.Errorf("%s: round 2: %v statements (want %d), %v failed (want the 1 that failed at capture), %v unexpectedly (want 0)",
 				mode, figures["statements"], c.sent, figures["statements_failed"], figures["unexpected_errors"])
 		}
+		t.Logf("%s, order %s: round 2: %v statements, workload time %.1f ms, round %.0f ms, schedule lag p99 %.2f ms, %v statements waited %.1f ms for commits",
+			mode, order, figures["statements"], figures["busy_ms"], figures["round_ms"], figures["lag_p99_ms"], figures["order_waits"], figures["order_wait_ms"])
 		// 7 rentals and 1 customer; uses: 7 payments, 6 returns, the new
 		// customer's rental and payment.
 		if figures["ids_mapped"] < 15 || figures["id_sources_lost"] != 0 || (mode == "timed" && figures["ids_unmapped"] != 0) {
