@@ -328,14 +328,7 @@ func (r *Run) Finish(ctx context.Context, status Status, runErr error) error {
 	if runErr != nil {
 		text = redact.Text(runErr.Error())
 	}
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if err := r.checkOpen(); err != nil {
-		return err
-	}
-	ctx, cancel := writeCtx(ctx)
-	defer cancel()
-	err := r.s.inTx(ctx, "finish run "+r.id, func(tx *sql.Tx) error {
+	return r.close(ctx, "finish run "+r.id, func(ctx context.Context, tx *sql.Tx) error {
 		res, err := tx.ExecContext(ctx, r.s.rebind(`UPDATE runs SET status = ?, error = ?, finished_at = ? WHERE id = ?`),
 			string(status), text, r.s.timeArg(time.Now()), r.id)
 		if err != nil {
@@ -346,7 +339,20 @@ func (r *Run) Finish(ctx context.Context, status Status, runErr error) error {
 		}
 		return nil
 	})
-	if err != nil {
+}
+
+// close makes the run's last write, write, in one transaction under a
+// fresh context bounded by [WriteTimeout]; after it the run accepts no
+// more writes.
+func (r *Run) close(ctx context.Context, op string, write func(context.Context, *sql.Tx) error) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if err := r.checkOpen(); err != nil {
+		return err
+	}
+	ctx, cancel := writeCtx(ctx)
+	defer cancel()
+	if err := r.s.inTx(ctx, op, func(tx *sql.Tx) error { return write(ctx, tx) }); err != nil {
 		return err
 	}
 	r.finished = true
@@ -362,22 +368,10 @@ func sortSettings(s []Setting) {
 // measurements, artefacts): for a run that ended on bad input, which is
 // to leave nothing behind. After Discard the run accepts no more writes.
 func (r *Run) Discard(ctx context.Context) error {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if err := r.checkOpen(); err != nil {
-		return err
-	}
-	ctx, cancel := writeCtx(ctx)
-	defer cancel()
-	err := r.s.inTx(ctx, "discard run "+r.id, func(tx *sql.Tx) error {
+	return r.close(ctx, "discard run "+r.id, func(ctx context.Context, tx *sql.Tx) error {
 		_, err := tx.ExecContext(ctx, r.s.rebind(`DELETE FROM runs WHERE id = ?`), r.id)
 		return err
 	})
-	if err != nil {
-		return err
-	}
-	r.finished = true
-	return nil
 }
 
 // noteStudies remembers the studies of measurements being stored.

@@ -1,6 +1,7 @@
 package replay
 
 import (
+	"cmp"
 	"math"
 	"slices"
 	"strconv"
@@ -220,14 +221,7 @@ func (w *Workload) globalOrder() []stmtRef {
 		}
 	}
 	slices.SortStableFunc(out, func(a, b stmtRef) int {
-		ta, tb := w.Sessions[a.s].Statements[a.i].StartUS, w.Sessions[b.s].Statements[b.i].StartUS
-		switch {
-		case ta < tb:
-			return -1
-		case ta > tb:
-			return 1
-		}
-		return 0
+		return cmp.Compare(w.Sessions[a.s].Statements[a.i].StartUS, w.Sessions[b.s].Statements[b.i].StartUS)
 	})
 	return out
 }

@@ -1,6 +1,7 @@
 package replay
 
 import (
+	"cmp"
 	"context"
 	"slices"
 	"strings"
@@ -52,7 +53,7 @@ func (w *Workload) planCommits() {
 		pos int
 	}
 	less := func(a, b key) int {
-		if c := compareInt64(a.t, b.t); c != 0 {
+		if c := cmp.Compare(a.t, b.t); c != 0 {
 			return c
 		}
 		return a.pos - b.pos
@@ -98,16 +99,6 @@ func (w *Workload) planCommits() {
 			st.waitCommits, _ = slices.BinarySearchFunc(sorted, me, less)
 		}
 	}
-}
-
-func compareInt64(a, b int64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 // firstWord returns the first word of a normalised text, lower case.
