@@ -388,7 +388,8 @@ func calledQueries(t *testing.T, d *replayDoc, target string) (called map[string
 
 // TestReplayKnownTruth: with index scans and bitmap scans off on b, the
 // replay calls the index lookups slower on b, with the plan change beside
-// them, and calls nothing else; an A/A replay calls nothing.
+// them, and at most one other fingerprint (a false discovery, which the
+// rate the cases are tested at allows); an A/A replay calls nothing.
 func TestReplayKnownTruth(t *testing.T) {
 	app := appWorkload(t)
 	dir := t.TempDir()
@@ -414,11 +415,24 @@ func TestReplayKnownTruth(t *testing.T) {
 			t.Errorf("%q: plan note %q", q, plans[q])
 		}
 	}
+	// The workload's time may be called with them (its slower lookups).
+	// Under the gate of the statements' latency, which the lookups pass,
+	// the other 7 fingerprints are tested at the false discovery rate
+	// (Benjamini-Hochberg at 0.05 with the lookups' two calls: each at
+	// about 0.05·3/9, divided among 3 looks): one of them is called by
+	// chance in a few percent of runs (it failed CI once), two in well
+	// under 1 %. One is tolerated, and named; two fail.
+	var others []string
 	for q, v := range called {
-		// The workload's time may be called with them (its slower lookups).
 		if !indexLookups[q] && !(strings.HasPrefix(q, "replay of ") && v == "worse") {
-			t.Errorf("%q called %s on b: only the index lookups (and the workload's time, worse) should be", q, v)
+			others = append(others, fmt.Sprintf("%q called %s", q, v))
 		}
+	}
+	switch {
+	case len(others) > 1:
+		t.Errorf("%s on b: only the index lookups (and the workload's time, worse) should be\n%s", strings.Join(others, ", "), r.stdout)
+	case len(others) == 1:
+		t.Logf("one false discovery among the unchanged fingerprints, which the false discovery rate allows: %s", others[0])
 	}
 	// The cases by their impact on the workload's time: the lookups that
 	// got slower first (the whole workload's own change apart).
