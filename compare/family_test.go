@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"strings"
 	"testing"
 )
@@ -365,5 +366,61 @@ func TestMeasureSummary(t *testing.T) {
 	plain, _ := Analyze(cells[0].Input, Options{})
 	if _, err := SummarizeMeasure(plain.Changes); err == nil || !strings.Contains(err.Error(), "no outcome") {
 		t.Errorf("without outcome: %v", err)
+	}
+}
+
+// TestMeasureSameBelowFloor: a measure whose cases share a change smaller
+// than the floor (2 %, in 12 rounds of four cases) passes its gate and is
+// the same, its cases too; one case that moved by 7 % among three that
+// did not leaves the measure unresolved even when the pooled interval
+// lies within the floor.
+func TestMeasureSameBelowFloor(t *testing.T) {
+	build := func(shift, noise []float64, load float64) []Cell {
+		rng := rand.New(rand.NewPCG(3, 29))
+		rounds := make([]int, 12)
+		for i := range rounds {
+			rounds[i] = i + 1
+		}
+		var cells []Cell
+		for k := range shift {
+			a, b := make([]float64, 12), make([]float64, 12)
+			for i := range a {
+				round := 100 * (1 + load*rng.Float64()) // moves both sides of a round
+				a[i] = round * (1 + noise[k]*rng.NormFloat64())
+				b[i] = round * shift[k] * (1 + noise[k]*rng.NormFloat64())
+			}
+			cells = append(cells, Cell{
+				Key: fmt.Sprintf("c%d", k), Measure: "m", Callable: true,
+				Input: Input{
+					Metric:   Metric{Name: "t", Unit: Milliseconds, Direction: LowerIsBetter},
+					Baseline: "a", Order: []string{"a", "b"},
+					Samples: map[string][]float64{"a": a, "b": b},
+					Rounds:  map[string][]int{"a": rounds, "b": rounds},
+				},
+			})
+		}
+		return cells
+	}
+	f, err := AnalyzeFamily(build([]float64{1.02, 1.02, 1.02, 1.02}, []float64{0.005, 0.005, 0.005, 0.005}, 0.2), Options{Paired: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m := f.Measures[0]; !m.Passed || m.Outcome != OutcomeSame {
+		t.Errorf("a shared 2 %% change: gate passed %v, outcome %v (%.3f [%.3f, %.3f]), want passed and same", m.Passed, m.Outcome, m.RatioEst, m.SameLo, m.SameHi)
+	}
+	for _, cr := range f.Cells {
+		for _, c := range cr.Result.Changes {
+			if c.Outcome != OutcomeSame || c.Called {
+				t.Errorf("%s: %v, called %v; want same", cr.Key, c.Outcome, c.Called)
+			}
+		}
+	}
+	f, err = AnalyzeFamily(build([]float64{1, 1, 1, 1.07}, []float64{0.002, 0.002, 0.002, 0.03}, 0.01), Options{Paired: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := f.Measures[0]
+	if !m.Passed || m.Outcome == OutcomeSame || !(m.SameLo >= 0.95 && m.SameHi <= 1.05) {
+		t.Errorf("one case moved by 7 %%: gate passed %v, outcome %v (%.3f [%.3f, %.3f]); want passed, not same, pooled within the floor", m.Passed, m.Outcome, m.RatioEst, m.SameLo, m.SameHi)
 	}
 }

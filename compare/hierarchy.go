@@ -28,8 +28,9 @@ import (
 //     each weighted by its precision (a fixed-effect estimate), with a
 //     Student interval of its standard error. The
 //     measure changed when its gate passed and that estimate clears the
-//     floor; it is the same when its gate did not pass and its
-//     1 − 2·Alpha interval lies within ± the floor.
+//     floor; it is the same when its 1 − 2·Alpha interval lies within
+//     ± the floor and, if its gate passed, every case's estimate too (a
+//     change smaller than the floor that its cases share).
 //  4. A case not resolved by its own test takes its measure's outcome
 //     (LevelMeasure): changed when the measure changed, the case's own p
 //     is at most Alpha and its estimate lies on the measure's side beyond
@@ -516,13 +517,26 @@ func (g *measureGroup) pool(d *Design, alpha float64) {
 	case r.Passed && big:
 		r.Outcome = OutcomeChanged
 		r.Verdict = verdict(Metric{Direction: r.Metric.Direction}, true, 1, r.RatioEst)
-	case !r.Passed && r.SameLo >= 1-r.Floor && r.SameHi <= 1+r.Floor:
+	case r.SameLo >= 1-r.Floor && r.SameHi <= 1+r.Floor && (!r.Passed || g.casesWithinFloor()):
 		r.Outcome = OutcomeSame
 		r.Verdict = Same
 	default:
 		r.Outcome = OutcomeUnresolved
 		r.Verdict = NotSignificant
 	}
+}
+
+// casesWithinFloor reports that every paired case's estimate lies
+// within its floor: a measure whose gate passed is the same only then (a
+// change smaller than the floor shared by its cases, not one case that
+// moved among many that did not).
+func (g *measureGroup) casesWithinFloor() bool {
+	for _, pc := range g.changes {
+		if pc.pe != nil && !(math.Abs(pc.c.RatioEst-1) < pc.c.Floor) {
+			return false
+		}
+	}
+	return true
 }
 
 // medianFloat returns the median of x (0 when empty).

@@ -30,6 +30,11 @@ type autoReps struct {
 	// presentations.
 	chosen map[string]*results.Presentation
 	budget *budget
+	// quick is --quick, under which no study's looks are scaled.
+	quick bool
+	// designs are the studies' own designs (their looks scaled by
+	// Plan.LookScale), set when each begins.
+	designs map[string]compare.Design
 
 	// mu guards last: the decisions of a study's cases at its latest
 	// look, reused while the runner asks about each case in turn.
@@ -48,7 +53,7 @@ func newAutoReps(spec *Spec, targets int) *autoReps {
 	if spec.Reps > 0 || targets < 2 {
 		return nil
 	}
-	a := &autoReps{minChange: spec.MinChange, chosen: map[string]*results.Presentation{}}
+	a := &autoReps{minChange: spec.MinChange, chosen: map[string]*results.Presentation{}, quick: spec.Quick, designs: map[string]compare.Design{}}
 	m := 0
 	for _, sr := range spec.Studies {
 		info := sr.Study.Info()
@@ -95,14 +100,34 @@ func ownTests(p *results.Presentation) int {
 	return k
 }
 
-// Looks returns the design's looks for a study whose cases it chooses,
-// and starts the study's share of the budget.
+// Looks returns the design's looks for a study whose cases it chooses
+// (each times the study's Plan.LookScale at the seeds' sizes), and
+// starts the study's share of the budget.
 func (a *autoReps) Looks(name string, plan study.Plan) []int {
 	a.budget.begin()
 	if _, ok := a.chosen[name]; !ok {
 		return nil
 	}
-	return a.design.Looks
+	d := a.design
+	if plan.LookScale > 1 && !a.quick {
+		d.Looks = make([]int, len(a.design.Looks))
+		for i, l := range a.design.Looks {
+			d.Looks[i] = l * plan.LookScale
+		}
+	}
+	a.mu.Lock()
+	a.designs[name] = d
+	a.mu.Unlock()
+	return d.Looks
+}
+
+// studyDesign returns the design a study's cases are decided by (a.mu
+// held): its own when Looks set one, else the run's.
+func (a *autoReps) studyDesign(name string) compare.Design {
+	if d, ok := a.designs[name]; ok {
+		return d
+	}
+	return a.design
 }
 
 // Decide applies the design's rule to one case of a study from the
@@ -121,7 +146,8 @@ func (a *autoReps) Decide(name string, c study.Case, targets []string, ms []resu
 			}
 			return verdict.CellCase(cell)
 		}
-		looks, err := a.design.DecideCases(cells, caseOf, compare.Options{Alpha: a.design.Alpha, MinChange: a.minChange})
+		d := a.studyDesign(name)
+		looks, err := d.DecideCases(cells, caseOf, compare.Options{Alpha: d.Alpha, MinChange: a.minChange})
 		if err != nil {
 			return false, "", err
 		}

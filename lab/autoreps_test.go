@@ -118,6 +118,35 @@ func TestAutoRepsDecide(t *testing.T) {
 	}
 }
 
+// TestAutoRepsLookScale: at the seeds' sizes tps, whose runs are 15 s
+// slices of the seed's 60 s run, is looked at after 4× the design's
+// rounds and decided by that design; under --quick, and for the other
+// studies, the design's looks stand.
+func TestAutoRepsLookScale(t *testing.T) {
+	names, _ := StudyNames("all")
+	for _, quick := range []bool{false, true} {
+		runs, err := Studies(names, nil, quick)
+		if err != nil {
+			t.Fatal(err)
+		}
+		a := newAutoReps(&Spec{Studies: runs, Quick: quick}, 2)
+		for _, sr := range runs {
+			plan, _ := sr.Study.Plan(sr.Params)
+			looks := a.Looks(sr.Study.Info().Name, plan)
+			want := a.design.Looks
+			if sr.Study.Info().Name == "tps" && !quick {
+				want = []int{12, 24, 40}
+			}
+			if looks != nil && !slices.Equal(looks, want) {
+				t.Errorf("quick %v: %s looks %v, want %v", quick, sr.Study.Info().Name, looks, want)
+			}
+			if d := a.studyDesign(sr.Study.Info().Name); looks != nil && !slices.Equal(d.Looks, looks) {
+				t.Errorf("quick %v: %s decided by looks %v, not its own %v", quick, sr.Study.Info().Name, d.Looks, looks)
+			}
+		}
+	}
+}
+
 func TestBudgetShares(t *testing.T) {
 	var none *budget
 	none.begin()

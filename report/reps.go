@@ -96,7 +96,11 @@ func (v *view) buildReps() {
 			rv.Lines = append(rv.Lines, fmt.Sprintf("%s: %s (nothing to call: its own count)", sr.Study, countsText(sr.Cases)))
 			continue
 		}
-		rv.Lines = append(rv.Lines, sr.Study+": "+countsText(sr.Cases))
+		line := sr.Study + ": " + countsText(sr.Cases)
+		if !slices.Equal(sr.Looks, e.Design.Looks) {
+			line += fmt.Sprintf(" (looked at after %s rounds: its runs are slices of one longer run, several to a round of the others)", compare.Design{Looks: sr.Looks}.LooksText())
+		}
+		rv.Lines = append(rv.Lines, line)
 		for _, c := range sr.Cases {
 			rv.Rows = append(rv.Rows, []string{sr.Study, c.Name, fmt.Sprint(c.N), orDash(c.Reason)})
 			if c.Reason == compare.StopBudget {

@@ -114,6 +114,14 @@ type Plan struct {
 	// --reps auto counts them in the report's family, and decides whether
 	// a planned case goes on from every case its runs recorded.
 	Recorded int
+	// LookScale, when > 1, multiplies the rounds of every look of the
+	// study under --reps auto at the seeds' sizes (not under --quick):
+	// a study whose rounds are short slices of one longer run (tps: 15 s
+	// of the seed's 60 s pgbench run, the slices of the two targets
+	// alternating A B B A by the rounds' mirrored order) is looked at as
+	// often as the others, after this many times their rounds. Under a
+	// fixed count Reps says how many slices.
+	LookScale int
 }
 
 // Study is one experiment. The runner calls Setup once per target, then

@@ -27,8 +27,8 @@ func (tpsStudy) Info() Info {
 		Name:    "tps",
 		Title:   "pgbench workload (TPC-B by default) over a list of client counts",
 		Source:  "seed 000 §3, seed 003",
-		Params:  tpsParams("5,10,20,50", "5,20", "60s", "3s", "100", "2"),
-		Version: 2,
+		Params:  tpsSliceParams(),
+		Version: 3,
 		InAll:   true,
 		Presentation: &results.Presentation{
 			Labels: []results.LabelColumn{{Key: "clients", Head: "clients"}},
@@ -65,6 +65,34 @@ func tpsParams(clients, quickClients, duration, quickDuration, scale, quickScale
 	}
 }
 
+// tpsSliceParams are the tps study's parameters: at the seeds' sizes a
+// run is a 15 s slice of the seed's 60 s pgbench run (tpsSlices of them
+// make one, the two targets' slices alternating A B B A), which carries
+// on from the server's state without a CHECKPOINT (as the seed's runs
+// follow one another), after a 1 s warm-up, for its full duration (no
+// precision rule: slices of equal length pair best). Under --quick a run
+// is 3 s from a CHECKPOINT, as before.
+func tpsSliceParams() []Param {
+	ps := tpsParams("5,10,20,50", "5,20", "15s", "3s", "100", "2")
+	for i := range ps {
+		switch ps[i].Name {
+		case "duration":
+			ps[i].Doc = "duration of each run (-T): at the seeds' sizes a slice of the seed's 60 s run, 4 slices a round of 60 s; ignored when transactions is set"
+		case "checkpoint_before":
+			ps[i].Default, ps[i].Quick = "false", "true"
+		case "warmup":
+			ps[i].Default = "1s"
+		case "precision":
+			ps[i].Default = "0"
+		}
+	}
+	return ps
+}
+
+// tpsSlices is the number of runs (slices) that make the seed's 60 s
+// pgbench run at the seeds' sizes: Plan.LookScale.
+const tpsSlices = 4
+
 // tpsSettings are seed 000's postgresql.conf for its pgbench runs.
 var tpsSettings = []pgserver.Setting{
 	{Name: "shared_buffers", Value: "256MB"},
@@ -79,7 +107,7 @@ func (tpsStudy) Plan(p Params) (Plan, error) {
 	if err := checkTPSParams(p); err != nil {
 		return Plan{}, err
 	}
-	return Plan{Cases: tpsCases(p), Settings: tpsSettings, Reps: 5, QuickReps: 8}, nil
+	return Plan{Cases: tpsCases(p), Settings: tpsSettings, Reps: 5 * tpsSlices, QuickReps: 8, LookScale: tpsSlices}, nil
 }
 
 func checkTPSParams(p Params) error {
