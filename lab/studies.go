@@ -7,6 +7,8 @@ import (
 
 	"github.com/pglab/pglab/env"
 	"github.com/pglab/pglab/study"
+	// The studies register themselves with the framework (study.Register).
+	_ "github.com/pglab/pglab/study/studies"
 )
 
 // StudyNames resolves a --studies value: "all" (or empty) for every study

@@ -11,6 +11,7 @@ import (
 
 	"github.com/pglab/pglab/results"
 	"github.com/pglab/pglab/study"
+	_ "github.com/pglab/pglab/study/studies"
 	"github.com/pglab/pglab/verdict"
 )
 

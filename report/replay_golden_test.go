@@ -7,6 +7,7 @@ import (
 
 	"github.com/pglab/pglab/results"
 	"github.com/pglab/pglab/study"
+	_ "github.com/pglab/pglab/study/studies"
 )
 
 // replayPresentation is the replay study's presentation, as its runs

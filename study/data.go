@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -43,42 +42,9 @@ type Dataset struct {
 	Warm []string
 }
 
-// execStatements is a Build that runs SQL statements in order.
-func execStatements(stmts ...string) func(ctx context.Context, s *Session) error {
-	return func(ctx context.Context, s *Session) error {
-		conn, err := s.Target.Connect(ctx)
-		if err != nil {
-			return err
-		}
-		defer conn.Close(context.Background())
-		for _, q := range stmts {
-			if _, err := conn.Exec(ctx, q); err != nil {
-				return fmt.Errorf("%s: %w", firstLine(q), err)
-			}
-		}
-		return nil
-	}
-}
-
-// firstLine shortens a statement for an error message.
-func firstLine(q string) string {
-	q = strings.TrimSpace(q)
-	if k := strings.IndexByte(q, '\n'); k > 0 {
-		q = q[:k] + " …"
-	}
-	return q
-}
-
-func yesNo(b bool) string {
-	if b {
-		return "yes"
-	}
-	return "no"
-}
-
-// warm reads the dataset's Warm tables and their indexes into shared
+// Warm reads the dataset's Warm tables and their indexes into shared
 // buffers (pg_prewarm, created in the cache entry).
-func (s *Session) warm(ctx context.Context, d *Dataset) error {
+func (s *Session) Warm(ctx context.Context, d *Dataset) error {
 	if len(d.Warm) == 0 {
 		return nil
 	}
@@ -122,10 +88,10 @@ var buildSettings = []pgserver.Setting{
 	{Name: "shared_buffers", Value: "256MB"},
 }
 
-// cloneable reports whether the target's data may be replaced by a clone
+// Cloneable reports whether the target's data may be replaced by a clone
 // from the cache: a server pglab started for this run, without a managed
 // standby, with a cache to use.
-func (s *Session) cloneable() bool {
+func (s *Session) Cloneable() bool {
 	t := s.Target
 	return s.runner.Cache != nil && t.inst != nil && t.owned && t.inst.Standby() == nil
 }
@@ -140,7 +106,7 @@ func (s *Session) LoadData(ctx context.Context, d *Dataset) error {
 	start := time.Now()
 	use := results.DataUse{Target: s.Target.Name, Dataset: d.Title(), Rep: s.Rep()}
 	var err error
-	if s.cloneable() {
+	if s.Cloneable() {
 		err = s.loadClone(ctx, d, &use)
 	} else {
 		use.Method = results.DataInPlace
@@ -182,11 +148,11 @@ func (s *Session) loadClone(ctx context.Context, d *Dataset, use *results.DataUs
 	if err := s.Target.followServer(); err != nil {
 		return err
 	}
-	return s.warm(ctx, d)
+	return s.Warm(ctx, d)
 }
 
-// withConn runs fn on a new connection to the target.
-func (t *Target) withConn(ctx context.Context, fn func(*pgx.Conn) error) error {
+// WithConn runs fn on a new connection to the target.
+func (t *Target) WithConn(ctx context.Context, fn func(*pgx.Conn) error) error {
 	conn, err := t.Connect(ctx)
 	if err != nil {
 		return err
@@ -265,7 +231,7 @@ func (s *Session) buildEntry(ctx context.Context, d *Dataset, dir string) error 
 		return err
 	}
 	if len(d.Warm) > 0 {
-		if err := bt.withConn(ctx, func(conn *pgx.Conn) error { return ensureExtension(ctx, conn, "pg_prewarm") }); err != nil {
+		if err := bt.WithConn(ctx, func(conn *pgx.Conn) error { return EnsureExtension(ctx, conn, "pg_prewarm") }); err != nil {
 			return err
 		}
 	}
@@ -288,7 +254,7 @@ func (s *Session) buildEntry(ctx context.Context, d *Dataset, dir string) error 
 func checkpoint(ctx context.Context, t *Target) error {
 	conn, err := pgx.ConnectConfig(ctx, t.config)
 	if err != nil {
-		return connectError(t.Name, err)
+		return ConnectError(t.Name, err)
 	}
 	defer conn.Close(context.Background())
 	if _, err := conn.Exec(ctx, "CHECKPOINT"); err != nil {

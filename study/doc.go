@@ -1,6 +1,8 @@
-// Package study turns the hand-made PostgreSQL experiments of the seed
-// articles into studies that run the same steps on every target, read the
-// server's own counters, repeat, and hand every figure to the results store.
+// Package study is the framework that turns the hand-made PostgreSQL
+// experiments of the seed articles into studies that run the same steps on
+// every target, read the server's own counters, repeat, and hand every
+// figure to the results store. The studies themselves live in
+// study/studies; the framework names none of them.
 //
 // A [Study] is a name, typed parameters with defaults and --quick values,
 // and three methods: Setup (once per target), Run (one repetition of one
@@ -13,7 +15,9 @@
 // measured. A study never formats output.
 //
 // Studies register themselves with [Register] in an init function; [Get]
-// and [Names] look them up. A new study is one file: its [Info] says all
+// and [Names] look them up (lab imports study/studies for its studies). A
+// new study is one file (in study/studies, or any package that imports
+// this one): its [Info] says all
 // the rest of pglab needs — its parameters, its version (bumped when what
 // it records changes), whether it joins --studies all (Info.InAll), and
 // its presentation (Info.Presentation: headline metrics, label columns,

@@ -7,9 +7,9 @@ import (
 	"github.com/jackc/pgx/v5"
 )
 
-// ensureExtension creates a contrib extension when it is missing, in the
+// EnsureExtension creates a contrib extension when it is missing, in the
 // study schema (so that nothing lands in a user's other schemas).
-func ensureExtension(ctx context.Context, conn *pgx.Conn, name string) error {
+func EnsureExtension(ctx context.Context, conn *pgx.Conn, name string) error {
 	var exists bool
 	if err := conn.QueryRow(ctx, "SELECT EXISTS (SELECT 1 FROM pg_extension WHERE extname = $1)", name).Scan(&exists); err != nil {
 		return err

@@ -79,9 +79,9 @@ func (r LoadRecord) Finite() (kept []results.Measurement, left []string) {
 	return kept, left
 }
 
-// recordLoad records a load run's figures and artefacts for the current
+// RecordLoad records a load run's figures and artefacts for the current
 // case and repetition.
-func (s *Session) recordLoad(ctx context.Context, res *bench.Result) error {
+func (s *Session) RecordLoad(ctx context.Context, res *bench.Result) error {
 	rec, err := RecordOfLoad(res)
 	if err != nil {
 		return err

@@ -81,7 +81,7 @@ func (t *Target) observeConfig() *pgx.ConnConfig {
 
 // connectDirect is Connect without the delay proxy.
 func (t *Target) connectDirect(ctx context.Context) (*pgx.Conn, error) {
-	return connectConfig(ctx, t.Name, t.observeConfig())
+	return ConnectConfig(ctx, t.Name, t.observeConfig())
 }
 
 // followPort points the proxy at the server's port after a restart (the

@@ -5,10 +5,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/pglab/pglab/bench"
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/pglab/pglab/bench"
 
 	"github.com/pglab/pglab/dataset"
 	"github.com/pglab/pglab/pgserver"

@@ -4,10 +4,11 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"github.com/pglab/pglab/bench"
 	"math"
 	"sync"
 	"time"
+
+	"github.com/pglab/pglab/bench"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/pglab/pglab/dataset"
@@ -273,3 +274,7 @@ func (s *Session) RestartTarget(ctx context.Context) error {
 	s.closeObserver()
 	return s.Target.Restart(ctx)
 }
+
+// Force reports that the run may use a schema named pglab that pglab did
+// not make, and write to a server pglab does not manage (--force).
+func (s *Session) Force() bool { return s.runner != nil && s.runner.Force }

@@ -184,3 +184,19 @@ func namesLocked() []string {
 	sort.Strings(out)
 	return out
 }
+
+// Configurer is implemented by studies that compare configurations: the
+// command starts one managed server per variant of each version, with
+// identical initdb choices, and the study runs on them interleaved.
+type Configurer interface {
+	Variants(p Params, major int) ([]Variant, error)
+}
+
+// Variant is one configuration of a server, for studies that compare
+// configurations of one version rather than servers.
+type Variant struct {
+	Name     string
+	Settings []pgserver.Setting
+	// Note says where the settings come from, for the run's notes.
+	Note string
+}

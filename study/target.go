@@ -172,26 +172,28 @@ func (t *Target) DSNWithSchema() string {
 func (t *Target) Connect(ctx context.Context) (*pgx.Conn, error) {
 	conn, err := pgx.ConnectConfig(ctx, t.ConnConfig())
 	if err != nil {
-		return nil, connectError(t.Name, err)
+		return nil, ConnectError(t.Name, err)
 	}
 	return conn, nil
 }
 
-// connectError keeps a connection failure on one line: pgx puts each
+// ConnectError keeps a connection failure on one line: pgx puts each
 // address tried on a line of its own.
-func connectError(target string, err error) error {
-	return fmt.Errorf("target %s: connect: %w", target, oneLineError{err})
+func ConnectError(target string, err error) error {
+	return fmt.Errorf("target %s: connect: %w", target, OneLineError{err})
 }
 
-// oneLineError prints a wrapped error with its line breaks folded.
-type oneLineError struct{ err error }
+// OneLineError prints a wrapped error with its line breaks folded.
+type OneLineError struct{ Err error }
 
-func (e oneLineError) Error() string {
-	msg := strings.ReplaceAll(e.err.Error(), "\n\t", " ")
+// Error returns the error's text on one line.
+func (e OneLineError) Error() string {
+	msg := strings.ReplaceAll(e.Err.Error(), "\n\t", " ")
 	return strings.ReplaceAll(msg, "\n", "; ")
 }
 
-func (e oneLineError) Unwrap() error { return e.err }
+// Unwrap returns the error.
+func (e OneLineError) Unwrap() error { return e.Err }
 
 // ConnectWithNotices is Connect with a handler receiving the server's
 // notices (INFO, NOTICE, WARNING messages such as VACUUM VERBOSE output).
@@ -200,7 +202,7 @@ func (t *Target) ConnectWithNotices(ctx context.Context, onNotice func(*pgconn.N
 	cfg.OnNotice = func(_ *pgconn.PgConn, n *pgconn.Notice) { onNotice(n) }
 	conn, err := pgx.ConnectConfig(ctx, cfg)
 	if err != nil {
-		return nil, connectError(t.Name, err)
+		return nil, ConnectError(t.Name, err)
 	}
 	return conn, nil
 }
@@ -210,7 +212,7 @@ func (t *Target) loadFacts(ctx context.Context) error {
 	defer cancel()
 	conn, err := pgx.ConnectConfig(cctx, t.config)
 	if err != nil {
-		return connectError(t.Name, err)
+		return ConnectError(t.Name, err)
 	}
 	defer conn.Close(context.Background())
 	var num, checksums string
@@ -295,7 +297,7 @@ func (t *Target) splitKnown(ctx context.Context, want []pgserver.Setting) (known
 	}
 	conn, err := pgx.ConnectConfig(ctx, t.config)
 	if err != nil {
-		return nil, nil, connectError(t.Name, err)
+		return nil, nil, ConnectError(t.Name, err)
 	}
 	defer conn.Close(context.Background())
 	rows, err := conn.Query(ctx, "SELECT name FROM pg_settings WHERE name = ANY($1)", names)
@@ -409,7 +411,7 @@ func (t *Target) Record(ctx context.Context) results.Target {
 func (t *Target) applySessionSettings(ctx context.Context, want []pgserver.Setting) (func(context.Context) error, error) {
 	conn, err := pgx.ConnectConfig(ctx, t.config)
 	if err != nil {
-		return nil, connectError(t.Name, err)
+		return nil, ConnectError(t.Name, err)
 	}
 	defer conn.Close(context.Background())
 	var super bool
@@ -433,12 +435,42 @@ func (t *Target) applySessionSettings(ctx context.Context, want []pgserver.Setti
 	return func(context.Context) error { t.session = nil; t.unapplied = nil; return nil }, nil
 }
 
-// connectConfig opens a connection with a configuration from
+// ConnectConfig opens a connection with a configuration from
 // Target.ConnConfig (changed by the caller, e.g. to capture notices).
-func connectConfig(ctx context.Context, target string, cfg *pgx.ConnConfig) (*pgx.Conn, error) {
+func ConnectConfig(ctx context.Context, target string, cfg *pgx.ConnConfig) (*pgx.Conn, error) {
 	conn, err := pgx.ConnectConfig(ctx, cfg)
 	if err != nil {
-		return nil, connectError(target, err)
+		return nil, ConnectError(target, err)
 	}
 	return conn, nil
+}
+
+// PlainConfig is a connection to the target's database as a client of
+// the user's would make it: no search_path of pglab's (ConnConfig's), the
+// session settings a user's server gets, application_name app.
+func (t *Target) PlainConfig(app string) *pgx.ConnConfig {
+	c := t.config.Copy()
+	params := map[string]string{}
+	for k, v := range c.RuntimeParams {
+		params[k] = v
+	}
+	for k, v := range t.session {
+		params[k] = v
+	}
+	params["application_name"] = app
+	c.RuntimeParams = params
+	if c.ConnectTimeout == 0 {
+		c.ConnectTimeout = 30 * time.Second
+	}
+	return c
+}
+
+// WithPlainConn runs fn on a plain connection to the target.
+func (t *Target) WithPlainConn(ctx context.Context, fn func(*pgx.Conn) error) error {
+	conn, err := pgx.ConnectConfig(ctx, t.PlainConfig("pglab"))
+	if err != nil {
+		return ConnectError(t.Name, err)
+	}
+	defer conn.Close(context.WithoutCancel(ctx))
+	return fn(conn)
 }

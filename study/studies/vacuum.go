@@ -1,10 +1,12 @@
-package study
+package studies
 
 import (
 	"context"
 	"errors"
 	"fmt"
 	"strings"
+
+	"github.com/pglab/pglab/study"
 
 	"github.com/pglab/pglab/compare"
 	"github.com/pglab/pglab/dataset"
@@ -18,7 +20,7 @@ import (
 // timed by the client, with the figures VACUUM itself prints.
 type vacuumStudy struct{}
 
-func init() { Register("vacuum", func() Study { return vacuumStudy{} }) }
+func init() { study.Register("vacuum", func() study.Study { return vacuumStudy{} }) }
 
 // vacuumCase is one (update share, index) pair of the article.
 type vacuumCase struct {
@@ -31,15 +33,15 @@ type vacuumCase struct {
 // id % 2 = 1, 5 % is id % 20 = 1.
 var vacuumWhere = map[int]string{95: "id % 20 != 1", 50: "id % 2 = 1", 5: "id % 20 = 1"}
 
-func (vacuumStudy) Info() Info {
-	return Info{
+func (vacuumStudy) Info() study.Info {
+	return study.Info{
 		Name:   "vacuum",
 		Title:  "VACUUM VERBOSE after updating 95 %, 50 % or 5 % of a table's rows, with and without an index",
 		Source: "seed 000 §4",
-		Params: []Param{
-			{Name: "rows", Kind: KindInt, Default: "3000000", Quick: "300000", Min: 1000, MinSet: true, Doc: "rows in t_vacuum_test"},
-			{Name: "cases", Kind: KindList, Default: "95:index,95:noindex,50:index,5:index", Choices: []string{"95:index", "95:noindex", "50:index", "50:noindex", "5:index", "5:noindex"}, Doc: "update share and index, as the article's four cases"},
-			{Name: "checkpoint_before", Kind: KindBool, Default: "false", Doc: "run CHECKPOINT before the VACUUM (the article does not)"},
+		Params: []study.Param{
+			{Name: "rows", Kind: study.KindInt, Default: "3000000", Quick: "300000", Min: 1000, MinSet: true, Doc: "rows in t_vacuum_test"},
+			{Name: "cases", Kind: study.KindList, Default: "95:index,95:noindex,50:index,5:index", Choices: []string{"95:index", "95:noindex", "50:index", "50:noindex", "5:index", "5:noindex"}, Doc: "update share and index, as the article's four cases"},
+			{Name: "checkpoint_before", Kind: study.KindBool, Default: "false", Doc: "run CHECKPOINT before the VACUUM (the article does not)"},
 		},
 		Version: 1,
 		InAll:   true,
@@ -58,8 +60,8 @@ func (vacuumStudy) Info() Info {
 	}
 }
 
-func (vacuumStudy) Plan(p Params) (Plan, error) {
-	var cases []Case
+func (vacuumStudy) Plan(p study.Params) (study.Plan, error) {
+	var cases []study.Case
 	for _, c := range p.List("cases") {
 		pctText, idx, _ := strings.Cut(c, ":")
 		var pct int
@@ -71,9 +73,9 @@ func (vacuumStudy) Plan(p Params) (Plan, error) {
 		} else {
 			name += "no index"
 		}
-		cases = append(cases, Case{Name: name, Labels: map[string]string{"update_pct": pctText, "index": map[bool]string{true: "yes", false: "no"}[vc.index]}, Data: vc})
+		cases = append(cases, study.Case{Name: name, Labels: map[string]string{"update_pct": pctText, "index": map[bool]string{true: "yes", false: "no"}[vc.index]}, Data: vc})
 	}
-	return Plan{
+	return study.Plan{
 		Cases: cases,
 		// The article's postgresql.conf (§2.2), the parts that matter here.
 		Settings: []pgserver.Setting{
@@ -89,12 +91,12 @@ func (vacuumStudy) Plan(p Params) (Plan, error) {
 	}, nil
 }
 
-func (vacuumStudy) Setup(ctx context.Context, s *Session) error { return nil }
+func (vacuumStudy) Setup(ctx context.Context, s *study.Session) error { return nil }
 
 // vacuumData is the article's table before its UPDATE: created (with its
 // index when the case has one) and filled. Each repetition starts from a
 // fresh copy, in shared buffers as the INSERT leaves it.
-func vacuumData(p Params, index bool) *Dataset {
+func vacuumData(p study.Params, index bool) *study.Dataset {
 	stmts := []string{
 		"DROP TABLE IF EXISTS t_vacuum_test",
 		"CREATE TABLE t_vacuum_test (id int, v text)",
@@ -103,7 +105,7 @@ func vacuumData(p Params, index bool) *Dataset {
 		stmts = append(stmts, "CREATE INDEX ON t_vacuum_test (id)")
 	}
 	stmts = append(stmts, fmt.Sprintf("INSERT INTO t_vacuum_test SELECT g, 'x' FROM generate_series(1, %d) g", p.Int("rows")))
-	return &Dataset{
+	return &study.Dataset{
 		Name:   "vacuum-table",
 		Params: []string{fmt.Sprintf("rows=%d", p.Int("rows")), "index=" + yesNo(index)},
 		Recipe: dataset.Recipe(stmts...),
@@ -112,14 +114,14 @@ func vacuumData(p Params, index bool) *Dataset {
 	}
 }
 
-func (vacuumStudy) Run(ctx context.Context, s *Session, c Case, rep int) error {
+func (vacuumStudy) Run(ctx context.Context, s *study.Session, c study.Case, rep int) error {
 	vc := c.Data.(vacuumCase)
 	if err := s.LoadData(ctx, vacuumData(s.Params, vc.index)); err != nil {
 		return err
 	}
 	cfg := s.Target.ConnConfig()
 	notices := observe.CaptureNotices(cfg)
-	conn, err := connectConfig(ctx, s.Target.Name, cfg)
+	conn, err := study.ConnectConfig(ctx, s.Target.Name, cfg)
 	if err != nil {
 		return err
 	}
@@ -147,7 +149,7 @@ func (vacuumStudy) Run(ctx context.Context, s *Session, c Case, rep int) error {
 	if err := s.Artefact(ctx, "vacuum-verbose", "text/plain", []byte(text)); err != nil {
 		return err
 	}
-	s.Record("elapsed_ms", float64(step.Elapsed.Microseconds())/1000, "ms", LowerIsBetter())
+	s.Record("elapsed_ms", float64(step.Elapsed.Microseconds())/1000, "ms", study.LowerIsBetter())
 
 	reports, err := observe.ParseVacuumVerbose(text)
 	if err != nil {
@@ -201,9 +203,9 @@ func (vacuumStudy) Run(ctx context.Context, s *Session, c Case, rep int) error {
 		if !ok {
 			continue
 		}
-		opts := []MetricOption{LowerIsBetter()}
+		opts := []study.MetricOption{study.LowerIsBetter()}
 		if m.exact {
-			opts = append(opts, Exact())
+			opts = append(opts, study.Exact())
 		}
 		s.Record(m.name, v, m.unit, opts...)
 		if source == "counters" && rep == 1 {
@@ -224,7 +226,7 @@ func (vacuumStudy) Run(ctx context.Context, s *Session, c Case, rep int) error {
 // before or during the VACUUM, so WAL records, bytes and time vary with
 // its timing. A handful of images (the visibility and free space maps)
 // count as none.
-func noteFullPageImages(s *Session, table *observe.VacuumReport, step *Step) {
+func noteFullPageImages(s *study.Session, table *observe.VacuumReport, step *study.Step) {
 	fpi, ok := table.Value("wal_fpi")
 	if !ok {
 		fpi, ok = step.Counter("wal_fpi") // 14 prints no WAL usage
@@ -240,7 +242,7 @@ func noteFullPageImages(s *Session, table *observe.VacuumReport, step *Step) {
 	s.Note("VACUUM wrote %s full-page images: a checkpoint began between the UPDATE's changes and the VACUUM's, so the WAL figures (records, bytes) and the time depend on when it fell; checkpoint_before=true makes them deterministic", compare.FormatExact(fpi, compare.Count))
 }
 
-func (vacuumStudy) Teardown(ctx context.Context, s *Session) error {
+func (vacuumStudy) Teardown(ctx context.Context, s *study.Session) error {
 	conn, err := s.Target.Connect(ctx)
 	if err != nil {
 		return err

@@ -1,10 +1,12 @@
-package study
+package studies
 
 import (
 	"context"
 	"encoding/json"
 	"fmt"
 	"strings"
+
+	"github.com/pglab/pglab/study"
 
 	"github.com/pglab/pglab/dataset"
 	"github.com/pglab/pglab/internal/coldcache"
@@ -17,17 +19,17 @@ import (
 // and warm, with the disk's throughput observed during the scan.
 type seqScan struct{}
 
-func init() { Register("seqscan", func() Study { return seqScan{} }) }
+func init() { study.Register("seqscan", func() study.Study { return seqScan{} }) }
 
-func (seqScan) Info() Info {
-	return Info{
+func (seqScan) Info() study.Info {
+	return study.Info{
 		Name:   "seqscan",
 		Title:  "SELECT count(1) over a table larger than shared_buffers, cold and warm",
 		Source: "seed 002 §4",
-		Params: []Param{
-			{Name: "scale", Kind: KindInt, Default: "50", Quick: "3", Min: 1, MinSet: true, Doc: "pgbench scale of pgbench_accounts_large (100,000 rows of about 1 kB per unit)"},
-			{Name: "modes", Kind: KindList, Default: "cold,warm", Choices: []string{"cold", "warm"}, Doc: "cold: restart and empty the OS page cache before each scan; warm: scan once untimed first"},
-			{Name: "shared_buffers", Kind: KindString, Default: "1024MB", Quick: "128MB", Doc: "shared_buffers of managed servers (the article's 1024MB)"},
+		Params: []study.Param{
+			{Name: "scale", Kind: study.KindInt, Default: "50", Quick: "3", Min: 1, MinSet: true, Doc: "pgbench scale of pgbench_accounts_large (100,000 rows of about 1 kB per unit)"},
+			{Name: "modes", Kind: study.KindList, Default: "cold,warm", Choices: []string{"cold", "warm"}, Doc: "cold: restart and empty the OS page cache before each scan; warm: scan once untimed first"},
+			{Name: "shared_buffers", Kind: study.KindString, Default: "1024MB", Quick: "128MB", Doc: "shared_buffers of managed servers (the article's 1024MB)"},
 		},
 		Version: 1,
 		InAll:   true,
@@ -47,12 +49,12 @@ func (seqScan) Info() Info {
 	}
 }
 
-func (seqScan) Plan(p Params) (Plan, error) {
-	var cases []Case
+func (seqScan) Plan(p study.Params) (study.Plan, error) {
+	var cases []study.Case
 	for _, m := range p.List("modes") {
-		cases = append(cases, Case{Name: m + " scan", Labels: map[string]string{"cache": m}, Data: m})
+		cases = append(cases, study.Case{Name: m + " scan", Labels: map[string]string{"cache": m}, Data: m})
 	}
-	return Plan{
+	return study.Plan{
 		Cases: cases,
 		Settings: []pgserver.Setting{
 			{Name: "shared_buffers", Value: p.String("shared_buffers")},
@@ -67,7 +69,7 @@ const seqScanTable = "pgbench_accounts_large"
 
 // seqScanData is the article's table: created, given a primary key,
 // scanned once to set its hint bits, checkpointed; never vacuumed.
-func seqScanData(p Params) *Dataset {
+func seqScanData(p study.Params) *study.Dataset {
 	stmts := []string{
 		"DROP TABLE IF EXISTS " + seqScanTable,
 		fmt.Sprintf(`CREATE UNLOGGED TABLE %s AS
@@ -85,11 +87,11 @@ func seqScanData(p Params) *Dataset {
 		"RESET enable_indexonlyscan",
 		"CHECKPOINT",
 	}
-	return &Dataset{Name: "seqscan-table", Params: []string{fmt.Sprintf("scale=%d", p.Int("scale"))},
+	return &study.Dataset{Name: "seqscan-table", Params: []string{fmt.Sprintf("scale=%d", p.Int("scale"))},
 		Recipe: dataset.Recipe(stmts...), Build: execStatements(stmts...)}
 }
 
-func (seqScan) Setup(ctx context.Context, s *Session) error {
+func (seqScan) Setup(ctx context.Context, s *study.Session) error {
 	s.Log("creating %s (scale %d)", seqScanTable, s.Params.Int("scale"))
 	if err := s.LoadData(ctx, seqScanData(s.Params)); err != nil {
 		return err
@@ -111,7 +113,7 @@ func (seqScan) Setup(ctx context.Context, s *Session) error {
 }
 
 // coldMethod empties the caches the scan could hit and says how.
-func (seqScan) makeCold(ctx context.Context, s *Session) (string, error) {
+func (seqScan) makeCold(ctx context.Context, s *study.Session) (string, error) {
 	method := ""
 	if s.Target.Managed() {
 		if err := s.RestartTarget(ctx); err != nil {
@@ -126,14 +128,14 @@ func (seqScan) makeCold(ctx context.Context, s *Session) (string, error) {
 		defer conn.Close(context.Background())
 		switch {
 		case s.Target.VersionNum >= 180000:
-			if err := ensureExtension(ctx, conn, "pg_buffercache"); err == nil {
+			if err := study.EnsureExtension(ctx, conn, "pg_buffercache"); err == nil {
 				_, err = conn.Exec(ctx, "SELECT pg_buffercache_evict_relation($1::regclass)", seqScanTable)
 				if err == nil {
 					method = "shared buffers evicted (pg_buffercache_evict_relation)"
 				}
 			}
 		case s.Target.VersionNum >= 170000:
-			if err := ensureExtension(ctx, conn, "pg_buffercache"); err == nil {
+			if err := study.EnsureExtension(ctx, conn, "pg_buffercache"); err == nil {
 				_, err = conn.Exec(ctx, `SELECT pg_buffercache_evict(bufferid) FROM pg_buffercache
 					WHERE relfilenode = pg_relation_filenode($1::regclass)
 					  AND reldatabase = (SELECT oid FROM pg_database WHERE datname = current_database())`, seqScanTable)
@@ -161,7 +163,7 @@ func (seqScan) makeCold(ctx context.Context, s *Session) (string, error) {
 		}
 		method += " + OS page cache dropped (drop_caches)"
 	case s.Target.DataDir != "":
-		files, err := s.relationFiles(ctx)
+		files, err := relationFiles(ctx, s)
 		if err == nil {
 			_, err = coldcache.EvictFiles(files)
 		}
@@ -177,7 +179,7 @@ func (seqScan) makeCold(ctx context.Context, s *Session) (string, error) {
 }
 
 // relationFiles lists the table's files in the data directory.
-func (s *Session) relationFiles(ctx context.Context) ([]string, error) {
+func relationFiles(ctx context.Context, s *study.Session) ([]string, error) {
 	conn, err := s.Target.Connect(ctx)
 	if err != nil {
 		return nil, err
@@ -190,7 +192,7 @@ func (s *Session) relationFiles(ctx context.Context) ([]string, error) {
 	return coldcache.RelationFiles(s.Target.DataDir, rel), nil
 }
 
-func (st seqScan) Run(ctx context.Context, s *Session, c Case, rep int) error {
+func (st seqScan) Run(ctx context.Context, s *study.Session, c study.Case, rep int) error {
 	mode := c.Data.(string)
 	method := "one untimed scan first"
 	if mode == "cold" {
@@ -223,7 +225,7 @@ func (st seqScan) Run(ctx context.Context, s *Session, c Case, rep int) error {
 		}
 	}
 	if s.Target.DataDir != "" {
-		if files, err := s.relationFiles(ctx); err == nil {
+		if files, err := relationFiles(ctx, s); err == nil {
 			var cached int64
 			for _, f := range files {
 				n, _ := coldcache.Resident(f)
@@ -240,11 +242,11 @@ func (st seqScan) Run(ctx context.Context, s *Session, c Case, rep int) error {
 		return fmt.Errorf("SELECT count(1): %w", err)
 	}
 	secs := step.Elapsed.Seconds()
-	s.Record("elapsed_ms", secs*1000, "ms", LowerIsBetter())
-	s.Record("mb_per_s", float64(relBytes)/secs/(1<<20), "MB/s", HigherIsBetter())
-	s.Record("table_mb", float64(relBytes)/(1<<20), "MB", Exact())
-	s.Record("rows", float64(count), "rows", Exact())
-	s.Record("parallel_workers", float64(workers), "count", Exact())
+	s.Record("elapsed_ms", secs*1000, "ms", study.LowerIsBetter())
+	s.Record("mb_per_s", float64(relBytes)/secs/(1<<20), "MB/s", study.HigherIsBetter())
+	s.Record("table_mb", float64(relBytes)/(1<<20), "MB", study.Exact())
+	s.Record("rows", float64(count), "rows", study.Exact())
+	s.Record("parallel_workers", float64(workers), "count", study.Exact())
 	if rep == 1 {
 		s.Note("%s: %s", mode, method)
 	}
@@ -306,7 +308,7 @@ func plannedWorkers(plan []byte) int {
 	return walk(doc[0].Plan)
 }
 
-func (seqScan) Teardown(ctx context.Context, s *Session) error {
+func (seqScan) Teardown(ctx context.Context, s *study.Session) error {
 	conn, err := s.Target.Connect(ctx)
 	if err != nil {
 		return err

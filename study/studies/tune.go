@@ -1,9 +1,11 @@
-package study
+package studies
 
 import (
 	"context"
 	"fmt"
 	"strings"
+
+	"github.com/pglab/pglab/study"
 
 	"github.com/pglab/pglab/pgserver"
 	"github.com/pglab/pglab/results"
@@ -11,37 +13,21 @@ import (
 	"github.com/pglab/pglab/tune/detect"
 )
 
-// Variant is one configuration of a server, for studies that compare
-// configurations of one version rather than servers.
-type Variant struct {
-	Name     string
-	Settings []pgserver.Setting
-	// Note says where the settings come from, for the run's notes.
-	Note string
-}
-
-// Configurer is implemented by studies that compare configurations: the
-// command starts one managed server per variant of each version, with
-// identical initdb choices, and the study runs on them interleaved.
-type Configurer interface {
-	Variants(p Params, major int) ([]Variant, error)
-}
-
 // tuneStudy is seed 003: PGTune's recommendations applied to a server,
 // pgbench -N -c 30 -t 1000 five times with the defaults and five times
 // with the recommendations, interleaved, and the change with its
 // significance.
 type tuneStudy struct{}
 
-func init() { Register("tune", func() Study { return tuneStudy{} }) }
+func init() { study.Register("tune", func() study.Study { return tuneStudy{} }) }
 
-func (tuneStudy) Info() Info {
-	params := []Param{
-		{Name: "type", Kind: KindString, Default: "web", Choices: []string{"web", "oltp", "dw", "desktop", "mixed"}, Doc: "PGTune's DB type"},
-		{Name: "memory", Kind: KindString, Default: "", Doc: "total memory for PGTune, e.g. 4GB (default: this machine's)"},
-		{Name: "cpus", Kind: KindInt, Default: "0", Min: 0, MinSet: true, Doc: "CPUs for PGTune (0: this machine's)"},
-		{Name: "connections", Kind: KindInt, Default: "100", Min: 0, MinSet: true, Doc: "connections for PGTune (the seed's 100; 0: PGTune's default for the type)"},
-		{Name: "storage", Kind: KindString, Default: "", Doc: "ssd, hdd, san or nvme (default: the disk of the servers)"},
+func (tuneStudy) Info() study.Info {
+	params := []study.Param{
+		{Name: "type", Kind: study.KindString, Default: "web", Choices: []string{"web", "oltp", "dw", "desktop", "mixed"}, Doc: "PGTune's DB type"},
+		{Name: "memory", Kind: study.KindString, Default: "", Doc: "total memory for PGTune, e.g. 4GB (default: this machine's)"},
+		{Name: "cpus", Kind: study.KindInt, Default: "0", Min: 0, MinSet: true, Doc: "CPUs for PGTune (0: this machine's)"},
+		{Name: "connections", Kind: study.KindInt, Default: "100", Min: 0, MinSet: true, Doc: "connections for PGTune (the seed's 100; 0: PGTune's default for the type)"},
+		{Name: "storage", Kind: study.KindString, Default: "", Doc: "ssd, hdd, san or nvme (default: the disk of the servers)"},
 	}
 	// The seed's workload: pgbench -N -c 30 -t 1000.
 	for _, p := range tpsParams("30", "30", "60s", "60s", "1", "1") {
@@ -55,7 +41,7 @@ func (tuneStudy) Info() Info {
 		}
 		params = append(params, p)
 	}
-	return Info{
+	return study.Info{
 		Name:    "tune",
 		Title:   "PGTune's recommendations versus the defaults, pgbench -N -c 30 -t 1000, interleaved",
 		Source:  "seed 003",
@@ -76,19 +62,19 @@ func (tuneStudy) Info() Info {
 	}
 }
 
-func (tuneStudy) Plan(p Params) (Plan, error) {
+func (tuneStudy) Plan(p study.Params) (study.Plan, error) {
 	if err := checkTPSParams(p); err != nil {
-		return Plan{}, err
+		return study.Plan{}, err
 	}
 	if _, err := tuneInputs(p, 17); err != nil {
-		return Plan{}, err
+		return study.Plan{}, err
 	}
-	return Plan{Cases: tpsCases(p), Reps: 5, QuickReps: 8}, nil
+	return study.Plan{Cases: tpsCases(p), Reps: 5, QuickReps: 8}, nil
 }
 
 // tuneInputs builds PGTune's inputs from the parameters, detecting what
 // was not given on this machine.
-func tuneInputs(p Params, major int) (tune.Inputs, error) {
+func tuneInputs(p study.Params, major int) (tune.Inputs, error) {
 	in := tune.DefaultInputs()
 	in.Version = major
 	w, err := tune.ParseWorkload(p.String("type"))
@@ -127,7 +113,7 @@ func tuneInputs(p Params, major int) (tune.Inputs, error) {
 
 // Variants are the server's defaults and PGTune's recommendations for its
 // version.
-func (tuneStudy) Variants(p Params, major int) ([]Variant, error) {
+func (tuneStudy) Variants(p study.Params, major int) ([]study.Variant, error) {
 	in, err := tuneInputs(p, major)
 	if err != nil {
 		return nil, err
@@ -142,17 +128,17 @@ func (tuneStudy) Variants(p Params, major int) ([]Variant, error) {
 		sets = append(sets, pgserver.Setting{Name: par.Name, Value: par.Value})
 		text = append(text, par.Name+"="+par.Value)
 	}
-	return []Variant{
+	return []study.Variant{
 		{Name: "default", Note: "the server's defaults"},
 		{Name: "tuned", Settings: sets, Note: fmt.Sprintf("PGTune for PostgreSQL %d, %s, %s, %d CPUs, %d connections, %s: %s",
 			major, in.Workload, in.Memory, in.CPUs, in.Connections, in.Storage, strings.Join(text, ", "))},
 	}, nil
 }
 
-func (tuneStudy) Setup(ctx context.Context, s *Session) error { return tpsSetup(ctx, s) }
+func (tuneStudy) Setup(ctx context.Context, s *study.Session) error { return tpsSetup(ctx, s) }
 
-func (tuneStudy) Run(ctx context.Context, s *Session, c Case, rep int) error {
+func (tuneStudy) Run(ctx context.Context, s *study.Session, c study.Case, rep int) error {
 	return tpsRun(ctx, s, c.Data.(int))
 }
 
-func (tuneStudy) Teardown(ctx context.Context, s *Session) error { return tpsTeardown(ctx, s) }
+func (tuneStudy) Teardown(ctx context.Context, s *study.Session) error { return tpsTeardown(ctx, s) }

@@ -1,4 +1,4 @@
-package study
+package studies
 
 import (
 	"context"
@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/pglab/pglab/study"
 
 	"github.com/pglab/pglab/compare"
 	"github.com/pglab/pglab/results"
@@ -58,20 +60,20 @@ type replayStudy struct {
 	targets  map[string]*replayTarget
 }
 
-func init() { Register("replay", func() Study { return &replayStudy{} }) }
+func init() { study.Register("replay", func() study.Study { return &replayStudy{} }) }
 
-func (*replayStudy) Info() Info {
-	return Info{
+func (*replayStudy) Info() study.Info {
+	return study.Info{
 		Name:   "replay",
 		Title:  "your workload, replayed per query fingerprint",
 		Source: "captured from your server's log with pglab capture",
-		Params: []Param{
-			{Name: "workload", Kind: KindString, Default: "", Doc: "the workload file (pglab capture --out); required"},
-			{Name: "data", Kind: KindString, Default: "", Doc: "a plain pg_dump file or SQL script loaded before every round (once per server build into the dataset cache, then cloned); empty: the targets' data as it is (--target servers you prepared)"},
-			{Name: "mode", Kind: KindString, Default: "timed", Choices: []string{"timed", "fast"}, Doc: "timed: statements at their captured offsets (open loop, lag recorded); fast: each session's statements back to back"},
-			{Name: "speed", Kind: KindFloat, Default: "1", Doc: "divides the captured offsets (2: twice as fast)"},
-			{Name: "order", Kind: KindString, Default: "none", Choices: []string{"none", "commits"}, Doc: "commits: each statement waits until the commits that ended before it began at capture have ended on the target (its wait recorded, order_wait_ms); none: sessions go on their own"},
-			{Name: "statement_timeout", Kind: KindDuration, Default: "5m", Doc: "statement_timeout of the replayed sessions: a statement that hangs fails (57014) instead of stalling the round"},
+		Params: []study.Param{
+			{Name: "workload", Kind: study.KindString, Default: "", Doc: "the workload file (pglab capture --out); required"},
+			{Name: "data", Kind: study.KindString, Default: "", Doc: "a plain pg_dump file or SQL script loaded before every round (once per server build into the dataset cache, then cloned); empty: the targets' data as it is (--target servers you prepared)"},
+			{Name: "mode", Kind: study.KindString, Default: "timed", Choices: []string{"timed", "fast"}, Doc: "timed: statements at their captured offsets (open loop, lag recorded); fast: each session's statements back to back"},
+			{Name: "speed", Kind: study.KindFloat, Default: "1", Doc: "divides the captured offsets (2: twice as fast)"},
+			{Name: "order", Kind: study.KindString, Default: "none", Choices: []string{"none", "commits"}, Doc: "commits: each statement waits until the commits that ended before it began at capture have ended on the target (its wait recorded, order_wait_ms); none: sessions go on their own"},
+			{Name: "statement_timeout", Kind: study.KindDuration, Default: "5m", Doc: "statement_timeout of the replayed sessions: a statement that hangs fails (57014) instead of stalling the round"},
 		},
 		// 2: the workload's time per round is primary, and changes are
 		// weighed by their share of it.
@@ -101,39 +103,39 @@ const (
 )
 
 // replayWhole is the case of the workload as a whole: the planned case.
-var replayWhole = Case{Name: "whole workload", Labels: map[string]string{replayLabelQuery: "(whole workload)", replayLabelFP: "all"}}
+var replayWhole = study.Case{Name: "whole workload", Labels: map[string]string{replayLabelQuery: "(whole workload)", replayLabelFP: "all"}}
 
 // maxQueryLabel is the longest normalised text shown as a case label.
 const maxQueryLabel = 100
 
-func (st *replayStudy) Plan(p Params) (Plan, error) {
+func (st *replayStudy) Plan(p study.Params) (study.Plan, error) {
 	path := p.String("workload")
 	if path == "" {
-		return Plan{}, &ParamError{Param: "workload", Err: fmt.Errorf("replay.workload is needed: a workload file written by pglab capture --out")}
+		return study.Plan{}, &study.ParamError{Param: "workload", Err: fmt.Errorf("replay.workload is needed: a workload file written by pglab capture --out")}
 	}
 	if p.Float("speed") <= 0 {
-		return Plan{}, &ParamError{Param: "speed", Err: fmt.Errorf("replay.speed must be positive: got %v", p.Float("speed"))}
+		return study.Plan{}, &study.ParamError{Param: "speed", Err: fmt.Errorf("replay.speed must be positive: got %v", p.Float("speed"))}
 	}
 	if st.wl == nil || st.wlPath != path {
 		wl, err := replay.Load(path)
 		if err != nil {
-			return Plan{}, &ParamError{Param: "workload", Err: fmt.Errorf("replay.workload: %w", err)}
+			return study.Plan{}, &study.ParamError{Param: "workload", Err: fmt.Errorf("replay.workload: %w", err)}
 		}
 		st.wl, st.wlPath = wl, path
 	}
 	if err := st.checkData(p.String("data")); err != nil {
-		return Plan{}, err
+		return study.Plan{}, err
 	}
 	whole := replayWhole
 	whole.Name = "replay of " + filepath.Base(path)
 	m := max(len(st.wl.FPs), 1)
 	need := max(compare.MinRepsForFamily(m, compare.DefaultAlpha), 4)
-	return Plan{Cases: []Case{whole}, Reps: max(need, 5), QuickReps: need, Recorded: len(st.wl.FPs)}, nil
+	return study.Plan{Cases: []study.Case{whole}, Reps: max(need, 5), QuickReps: need, Recorded: len(st.wl.FPs)}, nil
 }
 
 // fpCase is the case of a fingerprint.
-func fpCase(fp *replay.FP) Case {
-	return Case{Name: queryLabel(fp.Text), Labels: map[string]string{replayLabelQuery: queryLabel(fp.Text), replayLabelFP: fp.ID}}
+func fpCase(fp *replay.FP) study.Case {
+	return study.Case{Name: queryLabel(fp.Text), Labels: map[string]string{replayLabelQuery: queryLabel(fp.Text), replayLabelFP: fp.ID}}
 }
 
 // queryLabel shortens a normalised text for a table: its white space
@@ -154,9 +156,9 @@ func queryLabel(text string) string {
 // Setup checks that the target may be written to and is not the server
 // the workload came from, and loads the data once where rounds cannot
 // reset it.
-func (st *replayStudy) Setup(ctx context.Context, s *Session) error {
+func (st *replayStudy) Setup(ctx context.Context, s *study.Session) error {
 	t := s.Target
-	if !t.Managed() && !s.runner.Force {
+	if !t.Managed() && !s.Force() {
 		return fmt.Errorf("target %s is not a server pglab manages: the replay writes to it (pass --force to replay on it anyway)", t.Name)
 	}
 	if err := st.checkSource(ctx, s); err != nil {
@@ -168,23 +170,23 @@ func (st *replayStudy) Setup(ctx context.Context, s *Session) error {
 	}
 	st.targets[t.Name] = newReplayTarget(len(st.wl.FPs))
 	st.noteSessions(s)
-	if !s.cloneable() {
+	if !s.Cloneable() {
 		return st.loadInPlace(ctx, s)
 	}
 	return nil
 }
 
 // noteSessions says how the captured sessions map onto the target.
-func (st *replayStudy) noteSessions(s *Session) {
+func (st *replayStudy) noteSessions(s *study.Session) {
 	dbs, users := map[string]bool{}, map[string]bool{}
 	for _, ses := range st.wl.Sessions {
 		dbs[ses.Database], users[ses.User] = true, true
 	}
-	cfg := s.Target.config
-	s.In(Case{}).Note("%d captured sessions (databases %s; users %s) replayed as user %s in database %s, each on a connection of its own",
+	cfg := s.Target.ConnConfig()
+	s.In(study.Case{}).Note("%d captured sessions (databases %s; users %s) replayed as user %s in database %s, each on a connection of its own",
 		len(st.wl.Sessions), setText(dbs), setText(users), cfg.User, cfg.Database)
 	if ids := st.wl.IDs; ids.Sources > 0 {
-		s.In(Case{}).Note("ids: %d statements give ids (INSERT … RETURNING, nextval, currval, lastval); the captured id of %d is known from its later use, %d uses in all, each sent with the id the target gave (the log does not show the others' ids: their uses are sent as captured)",
+		s.In(study.Case{}).Note("ids: %d statements give ids (INSERT … RETURNING, nextval, currval, lastval); the captured id of %d is known from its later use, %d uses in all, each sent with the id the target gave (the log does not show the others' ids: their uses are sent as captured)",
 			ids.Sources, ids.Traced, ids.Uses)
 	}
 }
@@ -205,8 +207,8 @@ func setText(m map[string]bool) string {
 // Run replays the workload once: the data reset (a clone where pglab
 // started the server), checked, the plans read in the first round, the
 // workload replayed, its figures recorded.
-func (st *replayStudy) Run(ctx context.Context, s *Session, c Case, rep int) error {
-	if s.cloneable() {
+func (st *replayStudy) Run(ctx context.Context, s *study.Session, c study.Case, rep int) error {
+	if s.Cloneable() {
 		if err := s.LoadData(ctx, st.dataset()); err != nil {
 			return scriptError(err)
 		}
@@ -236,7 +238,7 @@ func (st *replayStudy) Run(ctx context.Context, s *Session, c Case, rep int) err
 	return nil
 }
 
-func (st *replayStudy) Teardown(ctx context.Context, s *Session) error {
+func (st *replayStudy) Teardown(ctx context.Context, s *study.Session) error {
 	if st.targets[s.Target.Name] == nil {
 		return nil
 	}

@@ -1,4 +1,4 @@
-package study
+package studies
 
 import (
 	"context"
@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strconv"
 	"time"
+
+	"github.com/pglab/pglab/study"
 
 	"github.com/pglab/pglab/bench"
 	"github.com/pglab/pglab/bench/initdata"
@@ -20,10 +22,10 @@ import (
 // client counts, with the server's WAL counters per transaction.
 type tpsStudy struct{}
 
-func init() { Register("tps", func() Study { return tpsStudy{} }) }
+func init() { study.Register("tps", func() study.Study { return tpsStudy{} }) }
 
-func (tpsStudy) Info() Info {
-	return Info{
+func (tpsStudy) Info() study.Info {
+	return study.Info{
 		Name:    "tps",
 		Title:   "pgbench workload (TPC-B by default) over a list of client counts",
 		Source:  "seed 000 §3, seed 003",
@@ -49,19 +51,19 @@ func (tpsStudy) Info() Info {
 
 // tpsParams are the tps study's parameters with the given defaults; the
 // tune study reuses them with the seed-003 workload.
-func tpsParams(clients, quickClients, duration, quickDuration, scale, quickScale string) []Param {
-	return []Param{
-		{Name: "clients", Kind: KindIntList, Default: clients, Quick: quickClients, Min: 1, MinSet: true, Doc: "client counts (-c), one case each"},
-		{Name: "jobs", Kind: KindInt, Default: "2", Min: 1, MinSet: true, Doc: "threads (-j)"},
-		{Name: "duration", Kind: KindDuration, Default: duration, Quick: quickDuration, Doc: "duration of each run (-T); ignored when transactions is set"},
-		{Name: "transactions", Kind: KindInt, Default: "0", Min: 0, MinSet: true, Doc: "transactions per client (-t) instead of a duration"},
-		{Name: "scale", Kind: KindInt, Default: scale, Quick: quickScale, Min: 1, MinSet: true, Doc: "pgbench scale of the data (-i -s)"},
-		{Name: "builtin", Kind: KindString, Default: "tpcb-like", Choices: []string{"tpcb-like", "simple-update", "select-only"}, Doc: "builtin script (-b; simple-update is -N, select-only is -S)"},
-		{Name: "script", Kind: KindString, Default: "", Doc: "a pgbench script file (-f) instead of the builtin"},
-		{Name: "protocol", Kind: KindString, Default: "simple", Choices: []string{"simple", "extended", "prepared"}, Doc: "query mode (-M)"},
-		{Name: "checkpoint_before", Kind: KindBool, Default: "true", Doc: "CHECKPOINT before each run, so that no run inherits another's dirty buffers"},
-		{Name: "warmup", Kind: KindDuration, Default: "5s", Quick: "1s", Doc: "time at the start of each run left out of its figures (recorded); 0 keeps the whole run"},
-		{Name: "precision", Kind: KindFloat, Default: "1", Doc: "end a timed run once the 95 % interval of its mean throughput per second (batch means, from 10 s after the warm-up) is within ± this percent of it; 0 runs the whole duration"},
+func tpsParams(clients, quickClients, duration, quickDuration, scale, quickScale string) []study.Param {
+	return []study.Param{
+		{Name: "clients", Kind: study.KindIntList, Default: clients, Quick: quickClients, Min: 1, MinSet: true, Doc: "client counts (-c), one case each"},
+		{Name: "jobs", Kind: study.KindInt, Default: "2", Min: 1, MinSet: true, Doc: "threads (-j)"},
+		{Name: "duration", Kind: study.KindDuration, Default: duration, Quick: quickDuration, Doc: "duration of each run (-T); ignored when transactions is set"},
+		{Name: "transactions", Kind: study.KindInt, Default: "0", Min: 0, MinSet: true, Doc: "transactions per client (-t) instead of a duration"},
+		{Name: "scale", Kind: study.KindInt, Default: scale, Quick: quickScale, Min: 1, MinSet: true, Doc: "pgbench scale of the data (-i -s)"},
+		{Name: "builtin", Kind: study.KindString, Default: "tpcb-like", Choices: []string{"tpcb-like", "simple-update", "select-only"}, Doc: "builtin script (-b; simple-update is -N, select-only is -S)"},
+		{Name: "script", Kind: study.KindString, Default: "", Doc: "a pgbench script file (-f) instead of the builtin"},
+		{Name: "protocol", Kind: study.KindString, Default: "simple", Choices: []string{"simple", "extended", "prepared"}, Doc: "query mode (-M)"},
+		{Name: "checkpoint_before", Kind: study.KindBool, Default: "true", Doc: "CHECKPOINT before each run, so that no run inherits another's dirty buffers"},
+		{Name: "warmup", Kind: study.KindDuration, Default: "5s", Quick: "1s", Doc: "time at the start of each run left out of its figures (recorded); 0 keeps the whole run"},
+		{Name: "precision", Kind: study.KindFloat, Default: "1", Doc: "end a timed run once the 95 % interval of its mean throughput per second (batch means, from 10 s after the warm-up) is within ± this percent of it; 0 runs the whole duration"},
 	}
 }
 
@@ -72,7 +74,7 @@ func tpsParams(clients, quickClients, duration, quickDuration, scale, quickScale
 // follow one another), after a 1 s warm-up, for its full duration (no
 // precision rule: slices of equal length pair best). Under --quick a run
 // is 3 s from a CHECKPOINT, as before.
-func tpsSliceParams() []Param {
+func tpsSliceParams() []study.Param {
 	ps := tpsParams("5,10,20,50", "5,20", "15s", "3s", "100", "2")
 	for i := range ps {
 		switch ps[i].Name {
@@ -103,50 +105,50 @@ var tpsSettings = []pgserver.Setting{
 	{Name: "log_checkpoints", Value: "on"},
 }
 
-func (tpsStudy) Plan(p Params) (Plan, error) {
+func (tpsStudy) Plan(p study.Params) (study.Plan, error) {
 	if err := checkTPSParams(p); err != nil {
-		return Plan{}, err
+		return study.Plan{}, err
 	}
-	return Plan{Cases: tpsCases(p), Settings: tpsSettings, Reps: 5 * tpsSlices, QuickReps: 8, LookScale: tpsSlices}, nil
+	return study.Plan{Cases: tpsCases(p), Settings: tpsSettings, Reps: 5 * tpsSlices, QuickReps: 8, LookScale: tpsSlices}, nil
 }
 
-func checkTPSParams(p Params) error {
+func checkTPSParams(p study.Params) error {
 	if f := p.String("script"); f != "" {
 		data, err := os.ReadFile(f)
 		if err != nil {
-			return &ParamError{Param: "script", Err: fmt.Errorf("script: %w", err)}
+			return &study.ParamError{Param: "script", Err: fmt.Errorf("script: %w", err)}
 		}
 		if _, err := script.Parse(f, string(data), script.NewSymbols()); err != nil {
-			return &ParamError{Param: "script", Err: fmt.Errorf("script: %w", err)}
+			return &study.ParamError{Param: "script", Err: fmt.Errorf("script: %w", err)}
 		}
 	}
 	return nil
 }
 
-func tpsCases(p Params) []Case {
-	var cases []Case
+func tpsCases(p study.Params) []study.Case {
+	var cases []study.Case
 	for _, c := range p.IntList("clients") {
-		cases = append(cases, Case{Name: fmt.Sprintf("-c %d", c), Labels: map[string]string{"clients": strconv.FormatInt(c, 10)}, Data: int(c)})
+		cases = append(cases, study.Case{Name: fmt.Sprintf("-c %d", c), Labels: map[string]string{"clients": strconv.FormatInt(c, 10)}, Data: int(c)})
 	}
 	return cases
 }
 
-func (tpsStudy) Setup(ctx context.Context, s *Session) error { return tpsSetup(ctx, s) }
+func (tpsStudy) Setup(ctx context.Context, s *study.Session) error { return tpsSetup(ctx, s) }
 
 // tpsSetup creates pgbench's tables at the study's scale.
-func tpsSetup(ctx context.Context, s *Session) error {
+func tpsSetup(ctx context.Context, s *study.Session) error {
 	return s.LoadData(ctx, pgbenchData(int(s.Params.Int("scale"))))
 }
 
 // pgbenchData is pgbench -i -s scale: its tables, loaded, vacuumed, with
 // primary keys (the bench/initdata engine with its defaults).
-func pgbenchData(scale int) *Dataset {
+func pgbenchData(scale int) *study.Dataset {
 	o := initdata.Options{Scale: scale}
-	return &Dataset{
+	return &study.Dataset{
 		Name:   "pgbench",
 		Params: []string{fmt.Sprintf("scale=%d", scale)},
 		Recipe: dataset.Recipe("bench/initdata defaults v1", fmt.Sprintf("%+v", o)),
-		Build: func(ctx context.Context, s *Session) error {
+		Build: func(ctx context.Context, s *study.Session) error {
 			s.Log("pgbench -i -s %d", scale)
 			cfg := s.Target.ConnConfig()
 			t, err := initdata.Run(ctx, &cfg.Config, o, nil)
@@ -159,13 +161,13 @@ func pgbenchData(scale int) *Dataset {
 	}
 }
 
-func (tpsStudy) Run(ctx context.Context, s *Session, c Case, rep int) error {
+func (tpsStudy) Run(ctx context.Context, s *study.Session, c study.Case, rep int) error {
 	return tpsRun(ctx, s, c.Data.(int))
 }
 
 // tpsRun runs the workload once with the given clients and records its
 // figures.
-func tpsRun(ctx context.Context, s *Session, clients int) error {
+func tpsRun(ctx context.Context, s *study.Session, clients int) error {
 	p := s.Params
 	var spec bench.ScriptSpec
 	if f := p.String("script"); f != "" {
@@ -213,7 +215,7 @@ func tpsRun(ctx context.Context, s *Session, clients int) error {
 	var w loadWindow
 	step, err := s.MeasureStep(ctx, "run", nil, func(ctx context.Context) error {
 		var err error
-		res, steady, w, err = s.runSized(ctx, cfg, p.Duration("warmup"), p.Float("precision")/100)
+		res, steady, w, err = runSized(ctx, s, cfg, p.Duration("warmup"), p.Float("precision")/100)
 		return err
 	})
 	if err != nil {
@@ -225,25 +227,25 @@ func tpsRun(ctx context.Context, s *Session, clients int) error {
 		}
 		return fmt.Errorf("pgbench run with %d clients: some clients aborted", clients)
 	}
-	if err := s.recordLoad(ctx, steady); err != nil {
+	if err := s.RecordLoad(ctx, steady); err != nil {
 		return err
 	}
-	s.recordWindow(w)
+	recordWindow(s, w)
 	if tx := float64(res.Transactions + res.Failed); tx > 0 {
 		if v, ok := s.StepCounter(step, "wal_bytes", "wal_bytes_per_tx"); ok {
-			s.Record("wal_bytes_per_tx", v/tx, "bytes", LowerIsBetter())
+			s.Record("wal_bytes_per_tx", v/tx, "bytes", study.LowerIsBetter())
 		}
 		if v, ok := s.StepCounter(step, "wal_syncs", "wal_syncs_per_tx"); ok {
-			s.Record("wal_syncs_per_tx", v/tx, "count", LowerIsBetter())
+			s.Record("wal_syncs_per_tx", v/tx, "count", study.LowerIsBetter())
 		}
 		s.RecordServerCPUPer(step, "server_cpu_us_per_tx", tx)
 	}
 	return nil
 }
 
-func (tpsStudy) Teardown(ctx context.Context, s *Session) error { return tpsTeardown(ctx, s) }
+func (tpsStudy) Teardown(ctx context.Context, s *study.Session) error { return tpsTeardown(ctx, s) }
 
-func tpsTeardown(ctx context.Context, s *Session) error {
+func tpsTeardown(ctx context.Context, s *study.Session) error {
 	conn, err := s.Target.Connect(ctx)
 	if err != nil {
 		return err

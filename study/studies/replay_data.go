@@ -1,4 +1,4 @@
-package study
+package studies
 
 import (
 	"context"
@@ -10,7 +10,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"time"
+
+	"github.com/pglab/pglab/study"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
@@ -33,7 +34,7 @@ const replayNoData = "none"
 
 // replayMarker is the table, in the study schema, that says what data a
 // target holds: written last by the load, checked before every round.
-const replayMarker = Schema + ".replay_data"
+const replayMarker = study.Schema + ".replay_data"
 
 // checkData reads replay.data whole without running it (statements, COPY
 // data, meta-commands) and takes its digest: a script that cannot load
@@ -48,16 +49,16 @@ func (st *replayStudy) checkData(path string) error {
 	}
 	f, err := os.Open(path)
 	if err != nil {
-		return &ParamError{Param: "data", Err: fmt.Errorf("replay.data: %w", err)}
+		return &study.ParamError{Param: "data", Err: fmt.Errorf("replay.data: %w", err)}
 	}
 	defer f.Close()
 	if fi, err := f.Stat(); err == nil && fi.IsDir() {
-		return &ParamError{Param: "data", Err: fmt.Errorf("replay.data: %s is a directory, not a SQL file", path)}
+		return &study.ParamError{Param: "data", Err: fmt.Errorf("replay.data: %s is a directory, not a SQL file", path)}
 	}
 	h := sha256.New()
 	sum, err := sqlscript.Check(io.TeeReader(f, h), path)
 	if err != nil {
-		return &ParamError{Param: "data", Err: fmt.Errorf("replay.data: %w", err)}
+		return &study.ParamError{Param: "data", Err: fmt.Errorf("replay.data: %w", err)}
 	}
 	st.data = &replayScript{path: path, sum: hex.EncodeToString(h.Sum(nil)), summary: sum}
 	return nil
@@ -73,12 +74,12 @@ func (st *replayStudy) digest() string {
 
 // dataset is the data every round starts from: replay.data loaded and
 // analysed (or an empty database), with the marker.
-func (st *replayStudy) dataset() *Dataset {
+func (st *replayStudy) dataset() *study.Dataset {
 	name, sum := replayNoData, st.digest()
 	if st.data != nil {
 		name = filepath.Base(st.data.path)
 	}
-	return &Dataset{
+	return &study.Dataset{
 		Name:   "replay-data",
 		Params: []string{"file=" + name, "sha256=" + sum[:min(len(sum), 16)]},
 		Recipe: dataset.Recipe("sqlscript: psql -f with ON_ERROR_STOP, VACUUM ANALYZE, marker v1", sum),
@@ -88,8 +89,8 @@ func (st *replayStudy) dataset() *Dataset {
 
 // build loads replay.data through s (a dataset build or the target in
 // place), runs VACUUM ANALYZE and writes the marker.
-func (st *replayStudy) build(ctx context.Context, s *Session) error {
-	cfg := s.Target.plainConfig("pglab replay data")
+func (st *replayStudy) build(ctx context.Context, s *study.Session) error {
+	cfg := s.Target.PlainConfig("pglab replay data")
 	var res sqlscript.Result
 	if st.data != nil {
 		s.Log("loading %s", st.data.path)
@@ -112,7 +113,7 @@ func (st *replayStudy) build(ctx context.Context, s *Session) error {
 	}
 	conn, err := pgx.ConnectConfig(ctx, cfg)
 	if err != nil {
-		return connectError(s.Target.Name, err)
+		return study.ConnectError(s.Target.Name, err)
 	}
 	defer conn.Close(context.WithoutCancel(ctx))
 	// As after a restore: the planner's statistics (a dump holds none
@@ -153,7 +154,7 @@ func writeMarker(ctx context.Context, conn *pgx.Conn, sum string, res sqlscript.
 func scriptError(err error) error {
 	var se *sqlscript.Error
 	if errors.As(err, &se) {
-		return &ParamError{Param: "data", Err: fmt.Errorf("replay.data: %w", se)}
+		return &study.ParamError{Param: "data", Err: fmt.Errorf("replay.data: %w", se)}
 	}
 	return err
 }
@@ -183,15 +184,15 @@ func readMarker(ctx context.Context, conn *pgx.Conn) (m replayMarkerRow, ok bool
 // from a clone (a user's server, a named instance): unless its marker
 // says it holds that data already. Without replay.data the target's data
 // is used as found.
-func (st *replayStudy) loadInPlace(ctx context.Context, s *Session) error {
-	rec := s.In(Case{})
+func (st *replayStudy) loadInPlace(ctx context.Context, s *study.Session) error {
+	rec := s.In(study.Case{})
 	if st.data == nil {
 		rec.Note("the data as found on the server: rounds are not reset (pglab resets only servers it started for the run), so each round replays on what the ones before it left")
 		return nil
 	}
 	var m replayMarkerRow
 	var ok bool
-	err := s.Target.withPlainConn(ctx, func(conn *pgx.Conn) (err error) {
+	err := s.Target.WithPlainConn(ctx, func(conn *pgx.Conn) (err error) {
 		m, ok, err = readMarker(ctx, conn)
 		return err
 	})
@@ -215,12 +216,12 @@ func (st *replayStudy) loadInPlace(ctx context.Context, s *Session) error {
 // checkMarker refuses a target whose data is not what replay.data loaded,
 // or that is the server the workload was captured from; in the first
 // round it notes how the data loaded.
-func (st *replayStudy) checkMarker(ctx context.Context, s *Session, rep int) error {
-	return s.Target.withPlainConn(ctx, func(conn *pgx.Conn) error {
+func (st *replayStudy) checkMarker(ctx context.Context, s *study.Session, rep int) error {
+	return s.Target.WithPlainConn(ctx, func(conn *pgx.Conn) error {
 		if err := st.checkSourceOn(ctx, s, conn); err != nil {
 			return err
 		}
-		if st.data == nil && !s.cloneable() {
+		if st.data == nil && !s.Cloneable() {
 			return nil
 		}
 		m, ok, err := readMarker(ctx, conn)
@@ -243,13 +244,13 @@ func (st *replayStudy) checkMarker(ctx context.Context, s *Session, rep int) err
 }
 
 // checkSource refuses the server the workload came from (Setup).
-func (st *replayStudy) checkSource(ctx context.Context, s *Session) error {
-	return s.Target.withPlainConn(ctx, func(conn *pgx.Conn) error { return st.checkSourceOn(ctx, s, conn) })
+func (st *replayStudy) checkSource(ctx context.Context, s *study.Session) error {
+	return s.Target.WithPlainConn(ctx, func(conn *pgx.Conn) error { return st.checkSourceOn(ctx, s, conn) })
 }
 
 // checkSourceOn compares the target's system identifier with the one the
 // capture recorded, and refuses a match.
-func (st *replayStudy) checkSourceOn(ctx context.Context, s *Session, conn *pgx.Conn) error {
+func (st *replayStudy) checkSourceOn(ctx context.Context, s *study.Session, conn *pgx.Conn) error {
 	want := st.wl.Header.Source.SystemIdentifier
 	if want == "" {
 		return nil
@@ -264,40 +265,10 @@ func (st *replayStudy) checkSourceOn(ctx context.Context, s *Session, conn *pgx.
 	return nil
 }
 
-// plainConfig is a connection to the target's database as a client of
-// the user's would make it: no search_path of pglab's (ConnConfig's), the
-// session settings a user's server gets, application_name app.
-func (t *Target) plainConfig(app string) *pgx.ConnConfig {
-	c := t.config.Copy()
-	params := map[string]string{}
-	for k, v := range c.RuntimeParams {
-		params[k] = v
-	}
-	for k, v := range t.session {
-		params[k] = v
-	}
-	params["application_name"] = app
-	c.RuntimeParams = params
-	if c.ConnectTimeout == 0 {
-		c.ConnectTimeout = 30 * time.Second
-	}
-	return c
-}
-
-// withPlainConn runs fn on a plain connection to the target.
-func (t *Target) withPlainConn(ctx context.Context, fn func(*pgx.Conn) error) error {
-	conn, err := pgx.ConnectConfig(ctx, t.plainConfig("pglab"))
-	if err != nil {
-		return connectError(t.Name, err)
-	}
-	defer conn.Close(context.WithoutCancel(ctx))
-	return fn(conn)
-}
-
 // connector opens the replay's sessions: plain connections with the
 // study's statement_timeout.
-func (st *replayStudy) connector(s *Session) func(context.Context, *replay.Session) (*pgconn.PgConn, error) {
-	cfg := s.Target.plainConfig("pglab replay")
+func (st *replayStudy) connector(s *study.Session) func(context.Context, *replay.Session) (*pgconn.PgConn, error) {
+	cfg := s.Target.PlainConfig("pglab replay")
 	cfg.RuntimeParams["statement_timeout"] = fmt.Sprint(s.Params.Duration("statement_timeout").Milliseconds())
 	return func(ctx context.Context, _ *replay.Session) (*pgconn.PgConn, error) {
 		return pgconn.ConnectConfig(ctx, &cfg.Config)

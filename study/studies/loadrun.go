@@ -1,4 +1,4 @@
-package study
+package studies
 
 import (
 	"context"
@@ -7,6 +7,8 @@ import (
 	"math"
 	"sync"
 	"time"
+
+	"github.com/pglab/pglab/study"
 
 	"github.com/pglab/pglab/bench"
 	"github.com/pglab/pglab/compare"
@@ -152,7 +154,7 @@ func (m *loadMonitor) steady(cfg bench.Config, full *bench.Result) (*bench.Resul
 // study's parameters: it returns the whole run's result (for counters per
 // transaction, which cover the whole run), its figures after the
 // warm-up, and what it measured.
-func (s *Session) runSized(ctx context.Context, cfg bench.Config, warmup time.Duration, target float64) (full, steady *bench.Result, w loadWindow, err error) {
+func runSized(ctx context.Context, s *study.Session, cfg bench.Config, warmup time.Duration, target float64) (full, steady *bench.Result, w loadWindow, err error) {
 	runCtx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	if cfg.Progress == 0 {
@@ -178,11 +180,11 @@ func (s *Session) runSized(ctx context.Context, cfg bench.Config, warmup time.Du
 // recordWindow records what a load run measured after its warm-up, as
 // auxiliary figures: the warm-up left out, the window measured, the
 // precision reached, and whether the run ended by the precision rule.
-func (s *Session) recordWindow(w loadWindow) {
+func recordWindow(s *study.Session, w loadWindow) {
 	s.Record("warmup_s", w.Warmup.Seconds(), "s")
 	s.Record("measured_s", w.Measured.Seconds(), "s")
 	if !math.IsNaN(w.HalfWidthPct) {
-		s.Record("tps_ci_pct", w.HalfWidthPct, "%", LowerIsBetter())
+		s.Record("tps_ci_pct", w.HalfWidthPct, "%", study.LowerIsBetter())
 	}
 	precise := 0.0
 	if w.Precise {

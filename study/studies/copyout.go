@@ -1,4 +1,4 @@
-package study
+package studies
 
 import (
 	"context"
@@ -6,6 +6,8 @@ import (
 	"io"
 	"strconv"
 	"strings"
+
+	"github.com/pglab/pglab/study"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/pglab/pglab/dataset"
@@ -20,18 +22,18 @@ import (
 // repeat(md5(g::text), k) for k = 200, 800, 1600 (rows of 6, 24, 48 kB).
 type copyOut struct{}
 
-func init() { Register("copy-out", func() Study { return copyOut{} }) }
+func init() { study.Register("copy-out", func() study.Study { return copyOut{} }) }
 
-func (copyOut) Info() Info {
-	return Info{
+func (copyOut) Info() study.Info {
+	return study.Info{
 		Name:   "copy-out",
 		Title:  "COPY TO STDOUT of prewarmed tables with rows of 1 kB to 48 kB, bytes discarded by the client",
 		Source: "seed 002 §3",
-		Params: []Param{
-			{Name: "tables", Kind: KindList, Default: "accounts,200,800,1600", Choices: []string{"accounts", "200", "800", "1600"}, Doc: "accounts: pgbench_accounts_large (about 1 kB rows); a number k: t_copy_large with five repeat(md5(g::text), k) columns"},
-			{Name: "scale", Kind: KindInt, Default: "50", Quick: "1", Min: 1, MinSet: true, Doc: "pgbench scale of pgbench_accounts_large (100,000 rows per unit)"},
-			{Name: "rows", Kind: KindInt, Default: "100000", Quick: "600", Min: 1, MinSet: true, Doc: "rows of each t_copy_large table"},
-			{Name: "shared_buffers", Kind: KindString, Default: "1024MB", Quick: "256MB", Doc: "shared_buffers of managed servers (the article's 1024MB)"},
+		Params: []study.Param{
+			{Name: "tables", Kind: study.KindList, Default: "accounts,200,800,1600", Choices: []string{"accounts", "200", "800", "1600"}, Doc: "accounts: pgbench_accounts_large (about 1 kB rows); a number k: t_copy_large with five repeat(md5(g::text), k) columns"},
+			{Name: "scale", Kind: study.KindInt, Default: "50", Quick: "1", Min: 1, MinSet: true, Doc: "pgbench scale of pgbench_accounts_large (100,000 rows per unit)"},
+			{Name: "rows", Kind: study.KindInt, Default: "100000", Quick: "600", Min: 1, MinSet: true, Doc: "rows of each t_copy_large table"},
+			{Name: "shared_buffers", Kind: study.KindString, Default: "1024MB", Quick: "256MB", Doc: "shared_buffers of managed servers (the article's 1024MB)"},
 		},
 		Version: 1,
 		InAll:   true,
@@ -56,7 +58,7 @@ type copyOutTable struct {
 	create string
 }
 
-func copyOutTables(p Params) []copyOutTable {
+func copyOutTables(p study.Params) []copyOutTable {
 	var out []copyOutTable
 	for _, t := range p.List("tables") {
 		if t == "accounts" {
@@ -79,16 +81,16 @@ func copyOutTables(p Params) []copyOutTable {
 	return out
 }
 
-func (copyOut) Plan(p Params) (Plan, error) {
-	var cases []Case
+func (copyOut) Plan(p study.Params) (study.Plan, error) {
+	var cases []study.Case
 	for _, t := range copyOutTables(p) {
 		name := "pgbench_accounts_large (about 1 kB rows)"
 		if t.key != "accounts" {
 			name = fmt.Sprintf("t_copy_large, repeat × %s", t.key)
 		}
-		cases = append(cases, Case{Name: name, Labels: map[string]string{"table": t.key}, Data: t})
+		cases = append(cases, study.Case{Name: name, Labels: map[string]string{"table": t.key}, Data: t})
 	}
-	return Plan{
+	return study.Plan{
 		Cases: cases,
 		Settings: []pgserver.Setting{
 			{Name: "shared_buffers", Value: p.String("shared_buffers")},
@@ -99,24 +101,24 @@ func (copyOut) Plan(p Params) (Plan, error) {
 	}, nil
 }
 
-func (copyOut) Setup(ctx context.Context, s *Session) error {
+func (copyOut) Setup(ctx context.Context, s *study.Session) error {
 	return s.LoadData(ctx, copyOutData(s.Params))
 }
 
 // copyOutData is the study's tables, created, vacuumed and analysed, with
 // pg_prewarm: the same for every repetition, which only reads them.
-func copyOutData(p Params) *Dataset {
+func copyOutData(p study.Params) *study.Dataset {
 	var stmts []string
 	for _, t := range copyOutTables(p) {
 		stmts = append(stmts, "DROP TABLE IF EXISTS "+t.name, t.create, "VACUUM ANALYZE "+t.name)
 	}
 	build := execStatements(stmts...)
-	return &Dataset{
+	return &study.Dataset{
 		Name:   "copy-out-tables",
 		Params: []string{"tables=" + strings.Join(p.List("tables"), ","), fmt.Sprintf("scale=%d", p.Int("scale")), fmt.Sprintf("rows=%d", p.Int("rows"))},
 		Recipe: dataset.Recipe(append([]string{"CREATE EXTENSION pg_prewarm"}, stmts...)...),
-		Build: func(ctx context.Context, s *Session) error {
-			if err := s.Target.withConn(ctx, func(conn *pgx.Conn) error { return ensureExtension(ctx, conn, "pg_prewarm") }); err != nil {
+		Build: func(ctx context.Context, s *study.Session) error {
+			if err := s.Target.WithConn(ctx, func(conn *pgx.Conn) error { return study.EnsureExtension(ctx, conn, "pg_prewarm") }); err != nil {
 				return err
 			}
 			s.Log("creating %s", strings.Join(p.List("tables"), ", "))
@@ -135,7 +137,7 @@ func (w *countingWriter) Write(p []byte) (int, error) {
 
 var _ io.Writer = (*countingWriter)(nil)
 
-func (copyOut) Run(ctx context.Context, s *Session, c Case, rep int) error {
+func (copyOut) Run(ctx context.Context, s *study.Session, c study.Case, rep int) error {
 	t := c.Data.(copyOutTable)
 	conn, err := s.Target.Connect(ctx)
 	if err != nil {
@@ -158,21 +160,21 @@ func (copyOut) Run(ctx context.Context, s *Session, c Case, rep int) error {
 		return fmt.Errorf("COPY %s TO STDOUT: %w", t.name, err)
 	}
 	secs := step.Elapsed.Seconds()
-	s.Record("elapsed_ms", secs*1000, "ms", LowerIsBetter())
-	s.Record("mb_per_s", float64(w.n)/secs/(1<<20), "MB/s", HigherIsBetter())
-	s.Record("bytes", float64(w.n), "bytes", Exact())
-	s.Record("rows", float64(rows), "rows", Exact())
+	s.Record("elapsed_ms", secs*1000, "ms", study.LowerIsBetter())
+	s.Record("mb_per_s", float64(w.n)/secs/(1<<20), "MB/s", study.HigherIsBetter())
+	s.Record("bytes", float64(w.n), "bytes", study.Exact())
+	s.Record("rows", float64(rows), "rows", study.Exact())
 	if rows > 0 {
 		s.Record("avg_row_bytes", float64(w.n)/float64(rows), "bytes")
 	}
 	var relBytes int64
 	if err := conn.QueryRow(ctx, "SELECT pg_total_relation_size($1::regclass)", t.name).Scan(&relBytes); err == nil {
-		s.Record("table_bytes", float64(relBytes), "bytes", Exact())
+		s.Record("table_bytes", float64(relBytes), "bytes", study.Exact())
 	}
 	return nil
 }
 
-func (copyOut) Teardown(ctx context.Context, s *Session) error {
+func (copyOut) Teardown(ctx context.Context, s *study.Session) error {
 	conn, err := s.Target.Connect(ctx)
 	if err != nil {
 		return err

@@ -1,4 +1,4 @@
-package study
+package studies
 
 import (
 	"context"
@@ -10,6 +10,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/pglab/pglab/study"
+
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/pglab/pglab/results"
 )
@@ -19,7 +21,7 @@ import (
 // REJECT_LIMIT, and a constraint violation that ON_ERROR does not skip.
 type copyErrors struct{}
 
-func init() { Register("copy-errors", func() Study { return copyErrors{} }) }
+func init() { study.Register("copy-errors", func() study.Study { return copyErrors{} }) }
 
 // copyProbe is one COPY FROM attempt of the matrix.
 type copyProbe struct {
@@ -42,17 +44,17 @@ var copyProbes = []copyProbe{
 	{"log_silent", "ON_ERROR ignore, LOG_VERBOSITY silent", "FORMAT csv, ON_ERROR ignore, LOG_VERBOSITY silent", copyGoodAndBad},
 }
 
-func (copyErrors) Info() Info {
+func (copyErrors) Info() study.Info {
 	names := make([]string, len(copyProbes))
 	for i, p := range copyProbes {
 		names[i] = p.name
 	}
-	return Info{
+	return study.Info{
 		Name:   "copy-errors",
 		Title:  "COPY FROM with bad rows: ON_ERROR, LOG_VERBOSITY, REJECT_LIMIT and constraint violations, per version",
 		Source: "seed 002 §5",
-		Params: []Param{
-			{Name: "probes", Kind: KindList, Default: strings.Join(names, ","), Choices: names, Doc: "which COPY variants to try"},
+		Params: []study.Param{
+			{Name: "probes", Kind: study.KindList, Default: strings.Join(names, ","), Choices: names, Doc: "which COPY variants to try"},
 		},
 		Version: 1,
 		InAll:   true,
@@ -64,22 +66,22 @@ func (copyErrors) Info() Info {
 	}
 }
 
-func (copyErrors) Plan(p Params) (Plan, error) {
-	var cases []Case
+func (copyErrors) Plan(p study.Params) (study.Plan, error) {
+	var cases []study.Case
 	for _, name := range p.List("probes") {
 		for _, pr := range copyProbes {
 			if pr.name == name {
-				cases = append(cases, Case{Name: pr.title, Labels: map[string]string{"probe": pr.name}, Data: pr})
+				cases = append(cases, study.Case{Name: pr.title, Labels: map[string]string{"probe": pr.name}, Data: pr})
 			}
 		}
 	}
 	// The outcome is deterministic: one repetition says it all.
-	return Plan{Cases: cases, Reps: 1, QuickReps: 1}, nil
+	return study.Plan{Cases: cases, Reps: 1, QuickReps: 1}, nil
 }
 
 const copyTable = "copy_errors_test"
 
-func (copyErrors) Setup(ctx context.Context, s *Session) error {
+func (copyErrors) Setup(ctx context.Context, s *study.Session) error {
 	conn, err := s.Target.Connect(ctx)
 	if err != nil {
 		return err
@@ -101,7 +103,7 @@ func (copyErrors) Setup(ctx context.Context, s *Session) error {
 
 var skippedRE = regexp.MustCompile(`^(\d+) rows? (?:was|were) skipped`)
 
-func (copyErrors) Run(ctx context.Context, s *Session, c Case, rep int) error {
+func (copyErrors) Run(ctx context.Context, s *study.Session, c study.Case, rep int) error {
 	pr := c.Data.(copyProbe)
 	var mu sync.Mutex
 	var notices, said []string // said: the notices as psql prints them
@@ -156,11 +158,11 @@ func (copyErrors) Run(ctx context.Context, s *Session, c Case, rep int) error {
 			skipped += v
 		}
 	}
-	s.Record("supported", supported, "", Exact())
-	s.Record("rows_loaded", float64(loaded), "rows", Exact())
-	s.Record("rows_skipped", skipped, "rows", Exact())
-	s.Record("notices", float64(len(got)), "", Exact())
-	s.Record("failed", b2f(copyErr != nil), "", Exact())
+	s.Record("supported", supported, "", study.Exact())
+	s.Record("rows_loaded", float64(loaded), "rows", study.Exact())
+	s.Record("rows_skipped", skipped, "rows", study.Exact())
+	s.Record("notices", float64(len(got)), "", study.Exact())
+	s.Record("failed", b2f(copyErr != nil), "", study.Exact())
 	s.Outcome(copyOutcome(copyErr != nil, loaded, skipped, got, errText))
 	// The transcript as psql -a shows a script with the COPY and its data
 	// inline: the statement, the rows, the server's messages, the tag.
@@ -177,7 +179,7 @@ func (copyErrors) Run(ctx context.Context, s *Session, c Case, rep int) error {
 	return s.Artefact(ctx, "copy-output", "text/plain", []byte(out.String()))
 }
 
-func (copyErrors) Teardown(ctx context.Context, s *Session) error {
+func (copyErrors) Teardown(ctx context.Context, s *study.Session) error {
 	conn, err := s.Target.Connect(ctx)
 	if err != nil {
 		return err

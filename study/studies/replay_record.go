@@ -1,9 +1,11 @@
-package study
+package studies
 
 import (
 	"context"
 	"fmt"
 	"slices"
+
+	"github.com/pglab/pglab/study"
 
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/pglab/pglab/compare"
@@ -59,12 +61,12 @@ func (t *replayTarget) add(w *replay.Workload, r *replay.Round) {
 // explainAll reads the plan of each fingerprint's representative call
 // (the first that succeeded at capture) on the fresh data of the first
 // round.
-func (st *replayStudy) explainAll(ctx context.Context, s *Session, t *replayTarget) error {
-	cfg := s.Target.plainConfig("pglab replay explain")
+func (st *replayStudy) explainAll(ctx context.Context, s *study.Session, t *replayTarget) error {
+	cfg := s.Target.PlainConfig("pglab replay explain")
 	cfg.RuntimeParams["statement_timeout"] = "30000"
 	conn, err := pgconn.ConnectConfig(ctx, &cfg.Config)
 	if err != nil {
-		return connectError(s.Target.Name, err)
+		return study.ConnectError(s.Target.Name, err)
 	}
 	defer func() { conn.Close(context.WithoutCancel(ctx)) }()
 	read, failed, first := 0, 0, ""
@@ -80,7 +82,7 @@ func (st *replayStudy) explainAll(ctx context.Context, s *Session, t *replayTarg
 			if ctx.Err() != nil {
 				return ctx.Err()
 			}
-			t.explainErr[k] = oneLineError{err}.Error()
+			t.explainErr[k] = study.OneLineError{Err: err}.Error()
 			failed++
 			if first == "" {
 				first = queryLabel(fp.Text) + ": " + t.explainErr[k]
@@ -88,7 +90,7 @@ func (st *replayStudy) explainAll(ctx context.Context, s *Session, t *replayTarg
 			if conn.IsClosed() {
 				next, err := pgconn.ConnectConfig(ctx, &cfg.Config)
 				if err != nil {
-					return connectError(s.Target.Name, err)
+					return study.ConnectError(s.Target.Name, err)
 				}
 				conn = next
 			}
@@ -106,7 +108,7 @@ func (st *replayStudy) explainAll(ctx context.Context, s *Session, t *replayTarg
 
 // record records a round's figures: per fingerprint, and for the whole
 // workload in case c.
-func (st *replayStudy) record(s *Session, c Case, r *replay.Round) {
+func (st *replayStudy) record(s *study.Session, c study.Case, r *replay.Round) {
 	busy := 0.0
 	for k, fp := range st.wl.FPs {
 		fr := r.FPs[k]
@@ -122,46 +124,46 @@ func (st *replayStudy) record(s *Session, c Case, r *replay.Round) {
 		rec := s.In(fpCase(fp))
 		if !failingRound(fp, fr) {
 			// Compared only when it did the work it did at capture.
-			rec.Record("median_ms", replay.Quantile(fr.Latencies, 0.5), "ms", LowerIsBetter())
+			rec.Record("median_ms", replay.Quantile(fr.Latencies, 0.5), "ms", study.LowerIsBetter())
 		}
-		rec.Record("p95_ms", replay.Quantile(fr.Latencies, 0.95), "ms", LowerIsBetter())
-		rec.Record("total_ms", total, "ms", LowerIsBetter())
-		rec.Record("calls", float64(len(fr.Latencies)), "count", Exact())
-		rec.Record("errors", float64(errs), "count", LowerIsBetter(), Exact())
-		rec.Record("rows", float64(fr.Rows), "count", Exact())
+		rec.Record("p95_ms", replay.Quantile(fr.Latencies, 0.95), "ms", study.LowerIsBetter())
+		rec.Record("total_ms", total, "ms", study.LowerIsBetter())
+		rec.Record("calls", float64(len(fr.Latencies)), "count", study.Exact())
+		rec.Record("errors", float64(errs), "count", study.LowerIsBetter(), study.Exact())
+		rec.Record("rows", float64(fr.Rows), "count", study.Exact())
 	}
 	whole := s.In(c)
-	whole.Record("statements", float64(r.Sent), "count", Exact())
-	whole.Record("statements_failed", float64(r.Failed), "count", LowerIsBetter(), Exact())
-	whole.Record("unexpected_errors", float64(r.Unexpected), "count", LowerIsBetter(), Exact())
-	whole.Record("busy_ms", busy, "ms", LowerIsBetter())
-	whole.Record("round_ms", float64(r.Elapsed.Microseconds())/1000, "ms", LowerIsBetter())
+	whole.Record("statements", float64(r.Sent), "count", study.Exact())
+	whole.Record("statements_failed", float64(r.Failed), "count", study.LowerIsBetter(), study.Exact())
+	whole.Record("unexpected_errors", float64(r.Unexpected), "count", study.LowerIsBetter(), study.Exact())
+	whole.Record("busy_ms", busy, "ms", study.LowerIsBetter())
+	whole.Record("round_ms", float64(r.Elapsed.Microseconds())/1000, "ms", study.LowerIsBetter())
 	lag := ""
 	if len(r.Lags) > 0 {
 		p50, p99 := replay.Quantile(r.Lags, 0.5), replay.Quantile(r.Lags, 0.99)
-		whole.Record("lag_p50_ms", p50, "ms", LowerIsBetter())
-		whole.Record("lag_p99_ms", p99, "ms", LowerIsBetter())
+		whole.Record("lag_p50_ms", p50, "ms", study.LowerIsBetter())
+		whole.Record("lag_p99_ms", p99, "ms", study.LowerIsBetter())
 		lag = fmt.Sprintf("; schedule lag p50 %.2f ms, p99 %.2f ms", p50, p99)
 	}
 	ids := ""
 	if plan := st.wl.IDs; plan.Traced > 0 {
-		whole.Record("ids_mapped", float64(r.IDs.Mapped), "count", Exact())
-		whole.Record("ids_unmapped", float64(r.IDs.Early), "count", LowerIsBetter(), Exact())
-		whole.Record("id_sources_lost", float64(r.IDs.Lost), "count", LowerIsBetter(), Exact())
+		whole.Record("ids_mapped", float64(r.IDs.Mapped), "count", study.Exact())
+		whole.Record("ids_unmapped", float64(r.IDs.Early), "count", study.LowerIsBetter(), study.Exact())
+		whole.Record("id_sources_lost", float64(r.IDs.Lost), "count", study.LowerIsBetter(), study.Exact())
 		ids = fmt.Sprintf("; ids: %d of %d sources gave theirs (%d failed or returned none), %d of %d uses mapped (%d to another value), %d sent as captured before their source gave one",
 			r.IDs.Produced, plan.Traced, r.IDs.Lost, r.IDs.Mapped, plan.Uses, r.IDs.Changed, r.IDs.Early)
 	}
 	order := ""
 	if s.Params.String("order") == "commits" {
 		ms := float64(r.OrderWait.Microseconds()) / 1000
-		whole.Record("order_wait_ms", ms, "ms", LowerIsBetter())
-		whole.Record("order_waits", float64(r.OrderWaits), "count", LowerIsBetter())
+		whole.Record("order_wait_ms", ms, "ms", study.LowerIsBetter())
+		whole.Record("order_waits", float64(r.OrderWaits), "count", study.LowerIsBetter())
 		order = fmt.Sprintf("; commit order: %s waited %.1f ms in all for other sessions' commits", countOf(r.OrderWaits, "statement"), ms)
 	}
-	s.In(Case{}).Note("fidelity: %d of %d captured statements executed; %d failed, %d of them unexpectedly (they succeeded at capture)%s%s%s",
+	s.In(study.Case{}).Note("fidelity: %d of %d captured statements executed; %d failed, %d of them unexpectedly (they succeeded at capture)%s%s%s",
 		r.Sent, st.wl.Statements, r.Failed, r.Unexpected, lag, ids, order)
 	if r.ConnectErrors > 0 {
-		s.In(Case{}).Note("%d sessions could not connect, %d statements not sent (first: %s)", r.ConnectErrors, r.Unsent, oneLineError{r.ConnectError})
+		s.In(study.Case{}).Note("%d sessions could not connect, %d statements not sent (first: %s)", r.ConnectErrors, r.Unsent, study.OneLineError{Err: r.ConnectError})
 	}
 }
 

@@ -1,9 +1,11 @@
-package study
+package studies
 
 import (
 	"context"
 	"fmt"
 	"strings"
+
+	"github.com/pglab/pglab/study"
 
 	"github.com/pglab/pglab/workload/replay"
 )
@@ -14,11 +16,11 @@ import (
 // read-only statements (rows and their hash, when both sides gave the
 // same in every round). On the first target it keeps the plans that some
 // other target's differ from.
-func (st *replayStudy) compareTargets(ctx context.Context, s *Session) {
+func (st *replayStudy) compareTargets(ctx context.Context, s *study.Session) {
 	name := s.Target.Name
 	t := st.targets[name]
 	for _, text := range t.later {
-		s.In(Case{}).Note("%s", text)
+		s.In(study.Case{}).Note("%s", text)
 	}
 	for k, fp := range st.wl.FPs {
 		if len(t.errs[k]) > 0 {
@@ -65,7 +67,7 @@ func (st *replayStudy) compareTargets(ctx context.Context, s *Session) {
 		text += fmt.Sprintf("; the results of %s varied between rounds on one side (concurrent writes, time, randomness) and are not compared: %s",
 			countOf(len(unstable), "read-only fingerprint"), strings.Join(names, ", "))
 	}
-	s.In(Case{}).Note("%s", text)
+	s.In(study.Case{}).Note("%s", text)
 }
 
 // maxNamed is how many fingerprints a note names before "N more".
@@ -73,7 +75,7 @@ const maxNamed = 5
 
 // keepBaselinePlans stores the first target's plans that another target's
 // differ from.
-func (st *replayStudy) keepBaselinePlans(ctx context.Context, s *Session, b *replayTarget) {
+func (st *replayStudy) keepBaselinePlans(ctx context.Context, s *study.Session, b *replayTarget) {
 	for k, fp := range st.wl.FPs {
 		if b.shapes[k] == nil {
 			continue
@@ -142,7 +144,7 @@ func resultDiff(a, b []resultSig, nameA string) (text string, stable bool) {
 // of the target's rounds, where they had succeeded at capture, and what
 // that likely means of the data (newer or older than the log); their
 // latency was not recorded for comparison in those rounds.
-func (st *replayStudy) noteDataAgainstLog(s *Session, t *replayTarget) {
+func (st *replayStudy) noteDataAgainstLog(s *study.Session, t *replayTarget) {
 	var names []string
 	codes := map[string]int{}
 	for k, fp := range st.wl.FPs {
@@ -172,7 +174,7 @@ func (st *replayStudy) noteDataAgainstLog(s *Session, t *replayTarget) {
 	if n > maxNamed {
 		names = append(names[:maxNamed], fmt.Sprintf("%d more", n-maxNamed))
 	}
-	s.In(Case{}).Note("data against the log: %s failed in most rounds where %s at capture (mostly %s): %s; shown, not compared",
+	s.In(study.Case{}).Note("data against the log: %s failed in most rounds where %s at capture (mostly %s): %s; shown, not compared",
 		countOf(n, "fingerprint")+" ("+strings.Join(names, ", ")+")", pick(n == 1, "it had succeeded", "they had succeeded"),
 		errorsText(map[string]int{top: topN}), dataHint(top))
 }

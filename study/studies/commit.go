@@ -1,4 +1,4 @@
-package study
+package studies
 
 import (
 	"context"
@@ -9,6 +9,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/pglab/pglab/study"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
@@ -22,24 +24,24 @@ import (
 // database/sql Exec does), a statement prepared once, or pipelined.
 type commitStudy struct{}
 
-func init() { Register("commit", func() Study { return commitStudy{} }) }
+func init() { study.Register("commit", func() study.Study { return commitStudy{} }) }
 
 var (
 	commitTxModes   = []string{"autocommit", "transaction", "batch"}
 	commitProtocols = []string{"simple", "extended", "prepared", "pipeline"}
 )
 
-func (commitStudy) Info() Info {
-	return Info{
+func (commitStudy) Info() study.Info {
+	return study.Info{
 		Name:   "commit",
 		Title:  "single-row UPDATEs: commit per statement, per transaction or per batch, over four protocol styles",
 		Source: "seed 004",
-		Params: []Param{
-			{Name: "rows", Kind: KindInt, Default: "10000", Quick: "2000", Min: 1, MinSet: true, Doc: "rows in benchmark_accounts"},
-			{Name: "updates", Kind: KindInt, Default: "10000", Quick: "2000", Min: 1, MinSet: true, Doc: "single-row updates per repetition"},
-			{Name: "tx_modes", Kind: KindList, Default: strings.Join(commitTxModes, ","), Choices: commitTxModes, Doc: "autocommit (a commit per update), transaction (one for all), batch (one per batch_size updates)"},
-			{Name: "batch_size", Kind: KindInt, Default: "100", Min: 1, MinSet: true, Doc: "updates per transaction in batch mode"},
-			{Name: "protocols", Kind: KindList, Default: strings.Join(commitProtocols, ","), Choices: commitProtocols, Doc: "simple query; extended with an unnamed statement prepared on every call; prepared once; pipelined"},
+		Params: []study.Param{
+			{Name: "rows", Kind: study.KindInt, Default: "10000", Quick: "2000", Min: 1, MinSet: true, Doc: "rows in benchmark_accounts"},
+			{Name: "updates", Kind: study.KindInt, Default: "10000", Quick: "2000", Min: 1, MinSet: true, Doc: "single-row updates per repetition"},
+			{Name: "tx_modes", Kind: study.KindList, Default: strings.Join(commitTxModes, ","), Choices: commitTxModes, Doc: "autocommit (a commit per update), transaction (one for all), batch (one per batch_size updates)"},
+			{Name: "batch_size", Kind: study.KindInt, Default: "100", Min: 1, MinSet: true, Doc: "updates per transaction in batch mode"},
+			{Name: "protocols", Kind: study.KindList, Default: strings.Join(commitProtocols, ","), Choices: commitProtocols, Doc: "simple query; extended with an unnamed statement prepared on every call; prepared once; pipelined"},
 		},
 		Version: 2,
 		InAll:   true,
@@ -66,15 +68,15 @@ type commitCase struct {
 	protocol string
 }
 
-func (commitStudy) Plan(p Params) (Plan, error) {
-	var cases []Case
+func (commitStudy) Plan(p study.Params) (study.Plan, error) {
+	var cases []study.Case
 	for _, tx := range p.List("tx_modes") {
 		for _, proto := range p.List("protocols") {
 			name := tx + ", " + proto
-			cases = append(cases, Case{Name: name, Labels: map[string]string{"tx": tx, "protocol": proto}, Data: commitCase{tx, proto}})
+			cases = append(cases, study.Case{Name: name, Labels: map[string]string{"tx": tx, "protocol": proto}, Data: commitCase{tx, proto}})
 		}
 	}
-	return Plan{
+	return study.Plan{
 		Cases: cases,
 		// track_wal_io_timing gives wal_sync_ms; nothing else differs from
 		// the defaults (synchronous_commit on, fsync on).
@@ -86,7 +88,7 @@ func (commitStudy) Plan(p Params) (Plan, error) {
 
 const commitTable = "benchmark_accounts"
 
-func (commitStudy) Setup(ctx context.Context, s *Session) error {
+func (commitStudy) Setup(ctx context.Context, s *study.Session) error {
 	s.WaitInterval = commitWaitInterval
 	conn, err := s.Target.Connect(ctx)
 	if err != nil {
@@ -151,7 +153,7 @@ func (c *rtConn) count() int {
 	return c.roundTrip
 }
 
-func (commitStudy) Run(ctx context.Context, s *Session, c Case, rep int) error {
+func (commitStudy) Run(ctx context.Context, s *study.Session, c study.Case, rep int) error {
 	cc := c.Data.(commitCase)
 	n := int(s.Params.Int("updates"))
 	rows := s.Params.Int("rows")
@@ -241,14 +243,14 @@ func (commitStudy) Run(ctx context.Context, s *Session, c Case, rep int) error {
 	if err != nil {
 		return err
 	}
-	s.Record("elapsed_ms", float64(step.Elapsed.Microseconds())/1000, "ms", LowerIsBetter())
-	s.Record("round_trips", float64(endRT-startRT), "count", LowerIsBetter())
+	s.Record("elapsed_ms", float64(step.Elapsed.Microseconds())/1000, "ms", study.LowerIsBetter())
+	s.Record("round_trips", float64(endRT-startRT), "count", study.LowerIsBetter())
 	if len(lat) > 0 {
 		sort.Slice(lat, func(i, j int) bool { return lat[i] < lat[j] })
-		s.Record("op_p50_us", float64(lat[len(lat)/2].Nanoseconds())/1000, "us", LowerIsBetter())
-		s.Record("op_p99_us", float64(lat[(len(lat)*99)/100].Nanoseconds())/1000, "us", LowerIsBetter())
+		s.Record("op_p50_us", float64(lat[len(lat)/2].Nanoseconds())/1000, "us", study.LowerIsBetter())
+		s.Record("op_p99_us", float64(lat[(len(lat)*99)/100].Nanoseconds())/1000, "us", study.LowerIsBetter())
 	}
-	s.Record("us_per_update", float64(step.Elapsed.Nanoseconds())/1000/float64(n), "us", LowerIsBetter())
+	s.Record("us_per_update", float64(step.Elapsed.Nanoseconds())/1000/float64(n), "us", study.LowerIsBetter())
 	s.RecordServerCPUPer(step, "server_cpu_us_per_update", float64(n))
 	for _, m := range []struct{ counter, metric, unit string }{
 		{"xact_commit", "commits", "count"},
@@ -259,7 +261,7 @@ func (commitStudy) Run(ctx context.Context, s *Session, c Case, rep int) error {
 		{"wal_records", "wal_records", "count"},
 	} {
 		if v, ok := s.StepCounter(step, m.counter, m.metric); ok {
-			s.Record(m.metric, v, m.unit, LowerIsBetter())
+			s.Record(m.metric, v, m.unit, study.LowerIsBetter())
 		}
 	}
 	recordCommitLatency(s, step, n)
@@ -277,7 +279,7 @@ const commitWaitInterval = 20 * time.Millisecond
 // a synchronous standby (IPC:SyncRep, timed by wait-event sampling), in
 // all (commit_ms), per commit (commit_latency_us) and per update
 // (commit_cost_us: "commit cost per update" of seed 004's slide 22).
-func recordCommitLatency(s *Session, step *Step, updates int) {
+func recordCommitLatency(s *study.Session, step *study.Step, updates int) {
 	write, wok := step.Counter("wal_write_ms")
 	sync, sok := step.Counter("wal_sync_ms")
 	if !wok && !sok {
@@ -289,11 +291,11 @@ func recordCommitLatency(s *Session, step *Step, updates int) {
 	}
 	syncRepMs := float64(syncRep.Microseconds()) / 1000
 	total := write + sync + syncRepMs
-	s.Record("syncrep_wait_ms", syncRepMs, "ms", LowerIsBetter())
-	s.Record("commit_ms", total, "ms", LowerIsBetter())
-	s.Record("commit_cost_us", total*1000/float64(updates), "us", LowerIsBetter())
+	s.Record("syncrep_wait_ms", syncRepMs, "ms", study.LowerIsBetter())
+	s.Record("commit_ms", total, "ms", study.LowerIsBetter())
+	s.Record("commit_cost_us", total*1000/float64(updates), "us", study.LowerIsBetter())
 	if commits, ok := step.Counter("xact_commit"); ok && commits > 0 {
-		s.Record("commit_latency_us", total*1000/commits, "us", LowerIsBetter())
+		s.Record("commit_latency_us", total*1000/commits, "us", study.LowerIsBetter())
 	}
 }
 
@@ -342,7 +344,7 @@ func commitPipeline(ctx context.Context, pc *pgconn.PgConn, n, txSize int, expli
 	return p.Close()
 }
 
-func (commitStudy) Teardown(ctx context.Context, s *Session) error {
+func (commitStudy) Teardown(ctx context.Context, s *study.Session) error {
 	conn, err := s.Target.Connect(ctx)
 	if err != nil {
 		return err
