@@ -112,22 +112,24 @@
 // run (±3 %), and per-run noise that is lognormal (1-10 %), bimodal (a
 // second mode 25 % higher in 10-50 % of the runs) or heavy-tailed (t with
 // 2 degrees of freedom). A/A reports with any call, 1,000 each at
-// PGLAB_CALIBRATION_SCALE=5 (fixed rounds) and 100 under --reps auto
-// (looks 4, 8, 10):
+// PGLAB_CALIBRATION_SCALE=5 (fixed rounds) and 500 under --reps auto
+// (looks 4, 8, 10), re-run on 2026-12-06 with the precision-weighted
+// measure estimate and the measure's "same" below the floor:
 //
 //	model      n=4     n=6     n=10    auto
-//	drifting   0.0 %   0.0 %   0.0 %   0 %
-//	bimodal    0.0 %   1.5 %   1.0 %   1 %
-//	heavy      0.5 %   0.0 %   1.0 %   0 %
-//	quiet      0.0 %   0.0 %   0.0 %   0 %
+//	drifting   0.0 %   0.1 %   0.0 %   0.0 %
+//	paired     0.0 %   0.1 %   0.6 %   –
+//	bimodal    0.1 %   0.7 %   1.0 %   0.6 %
+//	heavy      0.0 %   0.1 %   0.2 %   0.2 %
+//	quiet      0.0 %   0.0 %   0.0 %   0.0 %
 //
 // With real changes (COPY TO −33 % in 4 cases, VACUUM time −30 % in 4,
 // its WAL −44 % in 1 of 4, a warm scan −33 %, a commit figure +8 % in 4
-// of 12), 57-84 % (drifting), 54-69 % (bimodal) and 64-99 % (quiet) of the
-// changed cells were called at 4-10 rounds, and 0-1.9 % of the calls were
-// false (a call of an unchanged cell or in the wrong direction). The
-// unpaired family below needed 8 repetitions before anything could be
-// called.
+// of 12), 58-84 % (drifting), 53-69 % (bimodal), 53-74 % (heavy) and
+// 64-99 % (quiet) of the changed cells were called at 4-10 rounds, and
+// 0-1.5 % of the calls were false (a call of an unchanged cell or in the
+// wrong direction). The unpaired family below needed 8 repetitions
+// before anything could be called.
 //
 // # Repetitions
 //
