@@ -10,12 +10,11 @@ import (
 	"sync"
 	"time"
 
-	"github.com/pglab/pglab/study"
-
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/pglab/pglab/pgserver"
 	"github.com/pglab/pglab/results"
+	"github.com/pglab/pglab/study"
 )
 
 // commitStudy is seed 004: N single-row updates, committed one by one,

@@ -10,10 +10,9 @@ import (
 	"sync"
 	"time"
 
-	"github.com/pglab/pglab/study"
-
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/pglab/pglab/results"
+	"github.com/pglab/pglab/study"
 )
 
 // copyErrors is seed 002 §5: how COPY FROM behaves with bad rows on each

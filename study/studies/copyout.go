@@ -7,12 +7,11 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/pglab/pglab/study"
-
 	"github.com/jackc/pgx/v5"
 	"github.com/pglab/pglab/dataset"
 	"github.com/pglab/pglab/pgserver"
 	"github.com/pglab/pglab/results"
+	"github.com/pglab/pglab/study"
 )
 
 // copyOut is seed 002 §3: COPY … TO STDOUT through the wire, bytes

@@ -12,9 +12,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/pglab/pglab/study"
-
 	"github.com/pglab/pglab/results"
+	"github.com/pglab/pglab/study"
 )
 
 // literals returns every string literal of the non-test Go files of the

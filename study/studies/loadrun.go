@@ -8,10 +8,9 @@ import (
 	"sync"
 	"time"
 
-	"github.com/pglab/pglab/study"
-
 	"github.com/pglab/pglab/bench"
 	"github.com/pglab/pglab/compare"
+	"github.com/pglab/pglab/study"
 )
 
 // Load runs sized by precision. A load run (tps, tune) measures its

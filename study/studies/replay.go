@@ -7,10 +7,9 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/pglab/pglab/study"
-
 	"github.com/pglab/pglab/compare"
 	"github.com/pglab/pglab/results"
+	"github.com/pglab/pglab/study"
 	"github.com/pglab/pglab/workload/replay"
 )
 

@@ -6,7 +6,6 @@ import (
 	"strings"
 
 	"github.com/pglab/pglab/study"
-
 	"github.com/pglab/pglab/workload/replay"
 )
 

@@ -11,12 +11,11 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/pglab/pglab/study"
-
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/pglab/pglab/dataset"
 	"github.com/pglab/pglab/dataset/sqlscript"
+	"github.com/pglab/pglab/study"
 	"github.com/pglab/pglab/workload/replay"
 )
 

@@ -5,10 +5,9 @@ import (
 	"fmt"
 	"slices"
 
-	"github.com/pglab/pglab/study"
-
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/pglab/pglab/compare"
+	"github.com/pglab/pglab/study"
 	"github.com/pglab/pglab/workload/replay"
 )
 

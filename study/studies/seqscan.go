@@ -6,12 +6,11 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/pglab/pglab/study"
-
 	"github.com/pglab/pglab/dataset"
 	"github.com/pglab/pglab/internal/coldcache"
 	"github.com/pglab/pglab/pgserver"
 	"github.com/pglab/pglab/results"
+	"github.com/pglab/pglab/study"
 )
 
 // seqScan is seed 002 §4: SELECT count(1) over a table larger than

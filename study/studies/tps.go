@@ -8,14 +8,13 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/pglab/pglab/study"
-
 	"github.com/pglab/pglab/bench"
 	"github.com/pglab/pglab/bench/initdata"
 	"github.com/pglab/pglab/bench/script"
 	"github.com/pglab/pglab/dataset"
 	"github.com/pglab/pglab/pgserver"
 	"github.com/pglab/pglab/results"
+	"github.com/pglab/pglab/study"
 )
 
 // tpsStudy is seeds 000 §3 and 003: pgbench's workload over a list of

@@ -5,10 +5,9 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/pglab/pglab/study"
-
 	"github.com/pglab/pglab/pgserver"
 	"github.com/pglab/pglab/results"
+	"github.com/pglab/pglab/study"
 	"github.com/pglab/pglab/tune"
 	"github.com/pglab/pglab/tune/detect"
 )

@@ -6,13 +6,12 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/pglab/pglab/study"
-
 	"github.com/pglab/pglab/compare"
 	"github.com/pglab/pglab/dataset"
 	"github.com/pglab/pglab/observe"
 	"github.com/pglab/pglab/pgserver"
 	"github.com/pglab/pglab/results"
+	"github.com/pglab/pglab/study"
 )
 
 // vacuumStudy is seed 000 §4: a table of N rows (id int, v text), with or
