@@ -511,7 +511,7 @@ func (f *Family) decideTested(c *Change, callable bool) {
 	} else {
 		passed = attainable(c.P, c.MinP, alpha)
 	}
-	big := c.Floor == 0 || math.Abs(c.RatioEst-1) >= c.Floor*(1-1e-12)
+	big := reachesFloor(c.RatioEst, c.Floor)
 	same := c.SameLo >= 1-c.Floor && c.SameHi <= 1+c.Floor // false for NaN
 	switch {
 	case c.familyTest() && passed && big:

@@ -512,7 +512,7 @@ func (g *measureGroup) pool(d *Design, alpha float64) {
 	r.RatioEst = toRatio(mean)
 	r.RatioLo, r.RatioHi = toRatio(mean-hw(alpha)), toRatio(mean+hw(alpha))
 	r.SameLo, r.SameHi = toRatio(mean-hw(sameAlpha)), toRatio(mean+hw(sameAlpha))
-	big := r.Floor == 0 || math.Abs(r.RatioEst-1) >= r.Floor*(1-1e-12)
+	big := reachesFloor(r.RatioEst, r.Floor)
 	switch {
 	case r.Passed && big:
 		r.Outcome = OutcomeChanged
@@ -526,13 +526,20 @@ func (g *measureGroup) pool(d *Design, alpha float64) {
 	}
 }
 
+// reachesFloor reports whether a change of ratio is at least the floor
+// in size (every change does with a floor of 0; a change equal to the
+// floor but for rounding does).
+func reachesFloor(ratio, floor float64) bool {
+	return floor == 0 || math.Abs(ratio-1) >= floor*(1-1e-12)
+}
+
 // casesWithinFloor reports that every paired case's estimate lies
 // within its floor: a measure whose gate passed is the same only then (a
 // change smaller than the floor shared by its cases, not one case that
 // moved among many that did not).
 func (g *measureGroup) casesWithinFloor() bool {
 	for _, pc := range g.changes {
-		if pc.pe != nil && !(math.Abs(pc.c.RatioEst-1) < pc.c.Floor) {
+		if pc.pe != nil && reachesFloor(pc.c.RatioEst, pc.c.Floor) {
 			return false
 		}
 	}
@@ -563,7 +570,7 @@ func (f *Family) decidePaired(pc *pairedChange) {
 	}
 	alpha := f.Alpha
 	g := pc.group
-	big := c.Floor == 0 || math.Abs(c.RatioEst-1) >= c.Floor*(1-1e-12)
+	big := reachesFloor(c.RatioEst, c.Floor)
 	passed := g != nil && g.res.Passed && c.Q <= alpha*(1+1e-9)
 	sameCase := c.SameLo >= 1-c.Floor && c.SameHi <= 1+c.Floor
 	switch {
@@ -593,7 +600,7 @@ func (f *Family) decidePaired(pc *pairedChange) {
 // each side: changed when the values differ by at least the floor, else
 // the same (below the floor when they differ at all).
 func (f *Family) decideRepeated(c *Change, callable bool) {
-	if c.BaseCenter == c.Center || c.Floor > 0 && !(math.Abs(c.Ratio-1) >= c.Floor*(1-1e-12)) {
+	if c.BaseCenter == c.Center || !reachesFloor(c.Ratio, c.Floor) {
 		c.Outcome, c.Level = OutcomeSame, LevelCase
 		c.BelowFloor = c.BaseCenter != c.Center
 		f.setVerdict(c)
@@ -643,7 +650,7 @@ func (f *Family) adoptPairedTwins(cells []Cell) error {
 			}
 			c.Twin, c.Q, c.FamilySize, c.P = cell.Twin, t.Q, t.FamilySize, t.P
 			c.Outcome, c.Level, c.BelowFloor = t.Outcome, t.Level, t.BelowFloor
-			big := c.Floor == 0 || math.Abs(c.RatioEst-1) >= c.Floor*(1-1e-12)
+			big := reachesFloor(c.RatioEst, c.Floor)
 			if c.Outcome == OutcomeChanged && !big {
 				c.Outcome, c.Level, c.BelowFloor = OutcomeUnresolved, LevelNone, true
 			}

@@ -201,7 +201,7 @@ func (d Design) resolve(res *Result, c Change) Resolution {
 		return ResolvedSame
 	case c.MinP > alpha*slack:
 		return Pending // no look reached yet
-	case c.P <= alpha/float64(d.Family)*slack && (c.Floor == 0 || math.Abs(c.RatioEst-1) >= c.Floor*(1-1e-12)):
+	case c.P <= alpha/float64(d.Family)*slack && reachesFloor(c.RatioEst, c.Floor):
 		return ResolvedCalled
 	case c.SameLook > 0:
 		return ResolvedSame

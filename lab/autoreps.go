@@ -33,10 +33,10 @@ type autoReps struct {
 	// quick is --quick, under which no study's looks are scaled.
 	quick bool
 	// designs are the studies' own designs (their looks scaled by
-	// Plan.LookScale), set when each begins.
+	// Plan.LookScale), set when each begins; guarded by mu.
 	designs map[string]compare.Design
 
-	// mu guards last: the decisions of a study's cases at its latest
+	// mu guards designs and last: the decisions of a study's cases at its latest
 	// look, reused while the runner asks about each case in turn.
 	mu   sync.Mutex
 	last struct {
