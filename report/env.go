@@ -99,10 +99,10 @@ func (v *view) envRows() [][]string {
 	return rows
 }
 
-// envNotes say why limits were not (fully) enforced, numbered as envRows
+// EnvNotes say why limits were not (fully) enforced, numbered as envRows
 // marks them, where the profiles' figures come from, and that an emulated
 // environment is an approximation.
-func (v *view) envNotes() []string {
+func (v *view) EnvNotes() []string {
 	var out []string
 	for i, r := range v.envReasons() {
 		out = append(out, fmt.Sprintf("%s %s — %s", superscript(i+1), strings.Join(r.limits, ", "), r.why))
@@ -135,9 +135,6 @@ func limitOf(r *env.Record, key string) (env.LimitRecord, bool) {
 	}
 	return env.LimitRecord{}, false
 }
-
-// EnvNotes are the environment footnotes of the setup (html template).
-func (v *view) EnvNotes() []string { return v.envNotes() }
 
 // measuredRTT is ", measured X" for the rtt row: the median of the
 // round trips the probe measured before each step (env_rtt_us), which

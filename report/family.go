@@ -173,10 +173,10 @@ func (sv *studyView) metricOrder(caseKey string) []string {
 	return nil
 }
 
-// familyLines say how many comparisons the report's calls come from and
+// FamilyLines say how many comparisons the report's calls come from and
 // how many of its calls may be false, and for an A/A run that every call
 // is a false one.
-func (v *view) familyLines() []string {
+func (v *view) FamilyLines() []string {
 	f := v.Family
 	if f == nil {
 		return nil

@@ -54,8 +54,8 @@ type htmlChart struct {
 	SVG   template.HTML
 }
 
-// ChartsHTML returns a study's charts as SVG.
-func (sv *studyView) ChartsHTML() []htmlChart {
+// chartsHTML returns a study's charts as SVG.
+func chartsHTML(sv *studyView) []htmlChart {
 	var out []htmlChart
 	for _, cd := range sv.chartsOf() {
 		// The SVG is made by this package, every text in it escaped.
@@ -64,36 +64,8 @@ func (sv *studyView) ChartsHTML() []htmlChart {
 	return out
 }
 
-// Subtitle is the line under the page's title.
-func (v *view) Subtitle() string { return v.subtitle() }
-
-// TargetRows are the setup table's rows.
-func (v *view) TargetRows() [][]string { return v.targetRows() }
-
-// StatisticsLine says how the figures were computed.
-func (v *view) StatisticsLine() string { return v.statisticsLine() }
-
-// HowToRead explains the figures.
-func (v *view) HowToRead() []string { return v.howToRead() }
-
-// FamilyLines say how many comparisons the calls come from and how many
-// may be false (for the template).
-func (v *view) FamilyLines() []string { return v.familyLines() }
-
-// Heading is a study's title.
-func (sv *studyView) Heading() string { return sv.heading() }
-
-// About is the line under a study's title.
-func (sv *studyView) About() string { return sv.about() }
-
-// Anchor is the id of a study's section.
-func (sv *studyView) Anchor() string { return "study-" + anchorName(sv.Name) }
-
-// Head is the header row of a metric table.
-func (sv *studyView) Head(withMetric bool) []string { return sv.tableHead(withMetric) }
-
-// Describe is a run's one-line description.
-func (r runView) Describe() string { return r.describe() }
+// anchor is the id of a study's section.
+func anchor(sv *studyView) string { return "study-" + anchorName(sv.Name) }
 
 func anchorName(s string) string {
 	var b strings.Builder
@@ -108,10 +80,12 @@ func anchorName(s string) string {
 }
 
 var pageTemplate = template.Must(template.New("page").Funcs(template.FuncMap{
-	"css":   func() template.CSS { return template.CSS(pageCSS) },
-	"marks": func(m []int) string { return marksText(m) },
-	"sup":   superscript,
-	"inc":   func(i int) int { return i + 1 },
+	"css":    func() template.CSS { return template.CSS(pageCSS) },
+	"charts": chartsHTML,
+	"anchor": anchor,
+	"marks":  func(m []int) string { return marksText(m) },
+	"sup":    superscript,
+	"inc":    func(i int) int { return i + 1 },
 	"notFirst": func(names []string) []string {
 		if len(names) == 0 {
 			return nil
@@ -149,7 +123,7 @@ const pageHTML = `<!DOCTYPE html>
 </html>
 {{define "content"}}<h1>{{.Title}}</h1>
 <p class="sub">{{.Subtitle}}</p>
-{{if gt (len .Studies) 1}}<nav aria-label="Studies"><ul>{{range .Studies}}<li><a href="#{{.Anchor}}">{{.Name}}</a></li>{{end}}</ul></nav>{{end}}
+{{if gt (len .Studies) 1}}<nav aria-label="Studies"><ul>{{range .Studies}}<li><a href="#{{anchor .}}">{{.Name}}</a></li>{{end}}</ul></nav>{{end}}
 
 {{if .Headlines}}<section id="summary">
 <h2>Summary</h2>
@@ -205,12 +179,12 @@ const pageHTML = `<!DOCTYPE html>
 {{end}}</ul>{{end}}
 </section>
 
-{{range .Studies}}{{$sv := .}}<section class="study" id="{{.Anchor}}" data-study="{{.Name}}">
+{{range .Studies}}{{$sv := .}}<section class="study" id="{{anchor .}}" data-study="{{.Name}}">
 <h2>{{.Heading}}</h2>
 {{with .About}}<p class="about">{{.}}</p>{{end}}
 {{with .LoadLine}}<p class="about">{{.}}</p>
 {{end}}{{range .Noise}}<p class="about noise">{{.Text}}</p>
-{{end}}{{with .ChartsHTML}}<div class="charts">{{range .}}<figure class="chart"><figcaption>{{.Title}}</figcaption>{{.SVG}}</figure>{{end}}</div>{{end}}
+{{end}}{{with charts .}}<div class="charts">{{range .}}<figure class="chart"><figcaption>{{.Title}}</figcaption>{{.SVG}}</figure>{{end}}</div>{{end}}
 {{if .Matrix}}<div class="scroll"><table class="matrix">
 <thead><tr><th>case</th>{{range .Targets}}<th>{{.}}</th>{{end}}</tr></thead>
 <tbody>{{range .Matrix}}<tr><td>{{.Case.Name}}</td>{{range .Cells}}<td class="outcome {{.Class}}">{{.Text}}</td>{{end}}</tr>
@@ -218,12 +192,12 @@ const pageHTML = `<!DOCTYPE html>
 {{if gt (len .Targets) 1}}<p class="about">Highlighted: an outcome unlike {{first .Targets}}'s.</p>{{end}}{{end}}
 {{range .Tables}}<h3>{{.Head}}</h3>
 <div class="scroll"><table>
-<thead><tr>{{range $sv.Head false}}<th>{{.}}</th>{{end}}</tr></thead>
+<thead><tr>{{range $sv.TableHead false}}<th>{{.}}</th>{{end}}</tr></thead>
 <tbody>{{range .Rows}}<tr>{{range .Case.Values}}<td class="label">{{.}}</td>{{end}}{{range .Values}}<td class="num">{{.Text}}{{with .Marks}} <sup>{{marks .}}</sup>{{end}}</td>{{end}}{{range .Changes}}<td class="num {{.Class}}">{{.Text}}{{with .Marks}} <sup>{{marks .}}</sup>{{end}}</td>{{end}}</tr>
 {{end}}</tbody></table></div>
 {{end}}{{with .Others}}{{if $sv.Tables}}<details><summary>{{.Head}} ({{len .Rows}} rows)</summary>{{end}}
 <div class="scroll"><table>
-<thead><tr>{{range $sv.Head true}}<th>{{.}}</th>{{end}}</tr></thead>
+<thead><tr>{{range $sv.TableHead true}}<th>{{.}}</th>{{end}}</tr></thead>
 <tbody>{{range .Rows}}<tr>{{range .Case.Values}}<td class="label">{{.}}</td>{{end}}<td class="label">{{.MetricHead}}</td>{{range .Values}}<td class="num">{{.Text}}{{with .Marks}} <sup>{{marks .}}</sup>{{end}}</td>{{end}}{{range .Changes}}<td class="num {{.Class}}">{{.Text}}{{with .Marks}} <sup>{{marks .}}</sup>{{end}}</td>{{end}}</tr>
 {{end}}</tbody></table></div>
 {{if $sv.Tables}}</details>{{end}}{{end}}{{range .Texts}}{{$open := .Open}}

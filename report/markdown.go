@@ -36,7 +36,7 @@ func WriteMarkdownOpts(w io.Writer, d *Dataset, o Options) error {
 
 func (v *view) writeMarkdown(w *bufio.Writer) {
 	fmt.Fprintf(w, "# %s\n\n", mdText(v.Title))
-	fmt.Fprintf(w, "%s\n", mdText(v.subtitle()))
+	fmt.Fprintf(w, "%s\n", mdText(v.Subtitle()))
 
 	if len(v.Headlines) > 0 {
 		fmt.Fprintf(w, "\n## Summary\n")
@@ -66,7 +66,7 @@ func (v *view) writeMarkdown(w *bufio.Writer) {
 				mdText(names[len(names)-1]))
 		}
 	}
-	for _, line := range v.familyLines() {
+	for _, line := range v.FamilyLines() {
 		fmt.Fprintf(w, "\n%s\n", mdText(line))
 	}
 
@@ -86,7 +86,7 @@ func (v *view) writeMarkdown(w *bufio.Writer) {
 		return
 	}
 	fmt.Fprintf(w, "\n## How to read this\n\n")
-	for _, p := range v.howToRead() {
+	for _, p := range v.HowToRead() {
 		fmt.Fprintf(w, "- %s\n", mdText(p))
 	}
 }
@@ -101,8 +101,8 @@ func (v *view) howToReadBrief() string {
 	return s + " The report files explain the figures in full."
 }
 
-// subtitle is the line under the title: studies, targets, date, status.
-func (v *view) subtitle() string {
+// Subtitle is the line under the title: studies, targets, date, status.
+func (v *view) Subtitle() string {
 	var studies []string
 	for _, s := range v.Studies {
 		studies = append(studies, s.Name)
@@ -143,7 +143,7 @@ func (v *view) writeSetupMarkdown(w *bufio.Writer) {
 		}
 		mdRow(w, head...)
 		mdRule(w, len(head))
-		for _, r := range v.targetRows() {
+		for _, r := range v.TargetRows() {
 			mdRow(w, r...)
 		}
 		fmt.Fprintln(w)
@@ -167,7 +167,7 @@ func (v *view) writeSetupMarkdown(w *bufio.Writer) {
 			fmt.Fprintln(w)
 		}
 	}
-	for _, n := range v.envNotes() {
+	for _, n := range v.EnvNotes() {
 		fmt.Fprintf(w, "- **Environment:** %s\n", mdText(n))
 	}
 	for _, h := range v.Hosts {
@@ -175,7 +175,7 @@ func (v *view) writeSetupMarkdown(w *bufio.Writer) {
 	}
 	if len(v.Runs) == 1 {
 		r := v.Runs[0]
-		fmt.Fprintf(w, "- **Run:** %s\n", mdText(r.describe()))
+		fmt.Fprintf(w, "- **Run:** %s\n", mdText(r.Describe()))
 		if r.Version != "" {
 			fmt.Fprintf(w, "- **pglab:** %s\n", mdText(r.Version))
 		}
@@ -189,7 +189,7 @@ func (v *view) writeSetupMarkdown(w *bufio.Writer) {
 	for _, t := range v.TimeLines {
 		fmt.Fprintf(w, "- **Time:** %s\n", mdText(t))
 	}
-	fmt.Fprintf(w, "- **Statistics:** %s\n", mdText(v.statisticsLine()))
+	fmt.Fprintf(w, "- **Statistics:** %s\n", mdText(v.StatisticsLine()))
 	v.writeRepsMarkdown(w)
 	if len(v.Runs) > 1 {
 		fmt.Fprintf(w, "\n| run | kind | status | started | took | pglab | command |\n|---|---|---|---|---|---|---|\n")
@@ -207,8 +207,8 @@ func (v *view) writeSetupMarkdown(w *bufio.Writer) {
 	}
 }
 
-// targetRows are the rows of the setup table, a column per target.
-func (v *view) targetRows() [][]string {
+// TargetRows are the rows of the setup table, a column per target.
+func (v *view) TargetRows() [][]string {
 	rows := [][]string{{"server"}, {"data checksums"}, {"connection"}}
 	multi := false
 	for _, t := range v.Targets {
@@ -229,8 +229,8 @@ func (v *view) targetRows() [][]string {
 	return append(rows, v.envRows()...)
 }
 
-// describe is a run's one-line description.
-func (r runView) describe() string {
+// Describe is a run's one-line description.
+func (r runView) Describe() string {
 	s := r.ID
 	var facts []string
 	if r.Kind != "" {
@@ -251,8 +251,8 @@ func (r runView) describe() string {
 	return s
 }
 
-// statisticsLine says how the figures were computed.
-func (v *view) statisticsLine() string {
+// StatisticsLine says how the figures were computed.
+func (v *view) StatisticsLine() string {
 	floor := compare.DefaultMinChange
 	if v.Family != nil {
 		floor = v.Family.MinChange
@@ -264,8 +264,8 @@ func formatAlpha(a float64) string {
 	return strings.TrimRight(strings.TrimRight(fmt.Sprintf("%.4f", a), "0"), ".")
 }
 
-// about is the line under a study's heading.
-func (sv *studyView) about() string {
+// About is the line under a study's heading.
+func (sv *studyView) About() string {
 	var parts []string
 	switch {
 	case sv.autoReps != "":
@@ -284,8 +284,8 @@ func (sv *studyView) about() string {
 	return strings.Join(parts, " · ")
 }
 
-// heading is a study's section title.
-func (sv *studyView) heading() string {
+// Heading is a study's section title.
+func (sv *studyView) Heading() string {
 	h := sv.Name
 	if sv.Title != "" {
 		h += " — " + sv.Title
@@ -297,8 +297,8 @@ func (sv *studyView) heading() string {
 }
 
 func (sv *studyView) writeMarkdown(w *bufio.Writer) {
-	fmt.Fprintf(w, "\n## %s\n\n", mdText(sv.heading()))
-	if a := sv.about(); a != "" {
+	fmt.Fprintf(w, "\n## %s\n\n", mdText(sv.Heading()))
+	if a := sv.About(); a != "" {
 		fmt.Fprintf(w, "%s\n", mdText(a))
 	}
 	if sv.LoadLine != "" {
@@ -379,8 +379,8 @@ func (sv *studyView) writeMarkdown(w *bufio.Writer) {
 	}
 }
 
-// tableHead returns the header cells of a metric table.
-func (sv *studyView) tableHead(withMetric bool) []string {
+// TableHead returns the header cells of a metric table.
+func (sv *studyView) TableHead(withMetric bool) []string {
 	var head []string
 	for _, l := range sv.LabelCols {
 		head = append(head, l.Head)
@@ -396,7 +396,7 @@ func (sv *studyView) tableHead(withMetric bool) []string {
 }
 
 func (sv *studyView) writeTableMarkdown(w *bufio.Writer, t *metricTable, withMetric bool) {
-	head := sv.tableHead(withMetric)
+	head := sv.TableHead(withMetric)
 	mdRow(w, head...)
 	mdRule(w, len(head))
 	for _, r := range t.Rows {
@@ -519,9 +519,9 @@ func mdCode(s string) string {
 	return fence + pad + strings.ReplaceAll(s, "|", `\|`) + pad + fence
 }
 
-// howToRead explains the figures, the marks and their limits, as far as
+// HowToRead explains the figures, the marks and their limits, as far as
 // the report has them.
-func (v *view) howToRead() []string {
+func (v *view) HowToRead() []string {
 	a := formatAlpha(v.Alpha)
 	base := "the first target"
 	if len(v.Targets) > 0 {

@@ -120,8 +120,8 @@ func (v *view) splitsResets() bool {
 	return false
 }
 
-// timeHead is the header of the time table.
-func (v *view) timeHead() []string {
+// TimeHead is the header of the time table.
+func (v *view) TimeHead() []string {
 	head := []string{"study", "took", "in measured steps", "in set-up"}
 	if v.splitsResets() {
 		head = append(head, "in resets", "waiting")
@@ -154,7 +154,7 @@ func (v *view) writeTimesMarkdown(w *bufio.Writer) {
 		return
 	}
 	fmt.Fprintf(w, "\n%s\n\n", v.TimeIntro())
-	head := v.timeHead()
+	head := v.TimeHead()
 	mdRow(w, head...)
 	mdRule(w, len(head))
 	resets := v.splitsResets()
@@ -178,9 +178,6 @@ func (v *view) TimeCells() [][]string {
 	}
 	return out
 }
-
-// TimeHead is the time table's header, for the HTML page.
-func (v *view) TimeHead() []string { return v.timeHead() }
 
 func msDuration(ms float64) time.Duration { return time.Duration(ms * float64(time.Millisecond)) }
 
