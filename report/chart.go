@@ -2,6 +2,7 @@ package report
 
 import (
 	"math"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -238,7 +239,7 @@ func (g *gathered) sortCategories() {
 func (sv *studyView) seriesOf(g *gathered, metrics []string) []series {
 	order := g.order
 	sort.SliceStable(order, func(a, b int) bool {
-		return indexOf(sv.Targets, order[a].target) < indexOf(sv.Targets, order[b].target)
+		return slices.Index(sv.Targets, order[a].target) < slices.Index(sv.Targets, order[b].target)
 	})
 	restIndex := map[string]int{}
 	for _, k := range order {
@@ -255,11 +256,11 @@ func (sv *studyView) seriesOf(g *gathered, metrics []string) []series {
 		if k.rest != "" {
 			name += " (" + k.rest + ")"
 		}
-		di := indexOf(metrics, k.metric)
+		di := slices.Index(metrics, k.metric)
 		if len(metrics) == 1 {
 			di = restIndex[k.rest]
 		}
-		s := series{Name: name, Color: svg.Color(indexOf(sv.Targets, k.target)), Dash: svg.Dashes[di%len(svg.Dashes)]}
+		s := series{Name: name, Color: svg.Color(slices.Index(sv.Targets, k.target)), Dash: svg.Dashes[di%len(svg.Dashes)]}
 		for _, c := range g.cats {
 			s.Points = append(s.Points, g.points[k][c])
 		}

@@ -1,143 +1,16 @@
 package report
 
 import (
-	"encoding/json"
 	"fmt"
-	"strings"
 
 	"github.com/pglab/pglab/compare"
 	"github.com/pglab/pglab/verdict"
 )
 
-// analysis is the statistics of a whole report: every cell (a metric of a
-// case of a study, on the study's targets) analysed as one family of
-// tests, so that Benjamini-Hochberg and the practical floor decide each
-// change's outcome across the report (compare.AnalyzeFamily).
-type analysis struct {
-	family *compare.Family
-	// results maps study → case key → metric → the cell's result.
-	results map[string]map[string]map[string]*compare.Result
-}
-
-// analyzeAll runs the statistics of every group: the cells with a
-// baseline and another target as one family, the others (a study on one
-// target) as summaries alone.
-func (d *Dataset) analyzeAll(groups []StudyGroup) (*analysis, error) {
-	a := &analysis{results: map[string]map[string]map[string]*compare.Result{}}
-	var cells []compare.Cell
-	for _, sg := range groups {
-		targets := d.studyTargets(sg.Study)
-		byCase := map[string]map[string]*compare.Result{}
-		a.results[sg.Study] = byCase
-		disturbed := verdict.Disturbed(sg, targets)
-		for _, cg := range sg.Cases {
-			byCase[cg.Key] = map[string]*compare.Result{}
-			for _, mg := range cg.Metrics {
-				in := verdict.Input(mg, targets, d.Interleaved())
-				if in.Baseline == "" {
-					res, err := compare.Analyze(in, compare.Options{Alpha: d.alpha()})
-					if err != nil {
-						return nil, fmt.Errorf("%s %s: %w", sg.Study, mg.Name, err)
-					}
-					byCase[cg.Key][mg.Name] = res
-					continue
-				}
-				in.Disturbed = disturbed[cg.Key]
-				cell := verdict.Cell(d.presentation(sg.Study), sg.Study, cg, mg, in)
-				cell.Design = d.studyDesign(sg.Study)
-				verdict.PartFloor(&cell, d.presentation(sg.Study), cg, mg, d.minChange())
-				cells = append(cells, cell)
-			}
-		}
-	}
-	fam, err := compare.AnalyzeFamily(cells, compare.Options{Alpha: d.alpha(), MinChange: d.minChange(), Paired: true})
-	if err != nil {
-		return nil, err
-	}
-	a.family = fam
-	for _, cr := range fam.Cells {
-		parts := strings.SplitN(cr.Key, "\x00", 3)
-		a.results[parts[0]][parts[1]][parts[2]] = cr.Result
-	}
-	return a, nil
-}
-
-// studyTargets returns the study's columns: the report's targets that
-// have measurements or outcomes in it, in report order.
-func (d *Dataset) studyTargets(study string) []string {
-	has := map[string]bool{}
-	for _, m := range d.Measurements {
-		if m.Study == study {
-			has[m.Target] = true
-		}
-	}
-	for _, n := range d.Notes {
-		if n.Study == study && n.Outcome {
-			has[n.Target] = true
-		}
-	}
-	var out []string
-	for _, t := range d.TargetNames() {
-		if has[t] {
-			out = append(out, t)
-		}
-	}
-	return out
-}
-
-// runExtra is what a run's manifest keeps of its statistics.
-type runExtra struct {
-	Alpha     float64 `json:"alpha"`
-	MinChange float64 `json:"min_change"`
-	AA        bool    `json:"aa"`
-}
-
-// extras returns the statistics settings of each run of the report.
-func (d *Dataset) extras() []runExtra {
-	var out []runExtra
-	for _, r := range d.runs() {
-		var e runExtra
-		if json.Unmarshal(r.Extra, &e) == nil {
-			out = append(out, e)
-		}
-	}
-	return out
-}
-
-// minChange returns the report's practical floor as a fraction: the
-// Dataset's, else the one the (first) run stored, else compare's default.
-func (d *Dataset) minChange() float64 {
-	if d.MinChange != 0 {
-		return d.MinChange
-	}
-	for _, e := range d.extras() {
-		if e.MinChange != 0 && e.MinChange < 1 {
-			return e.MinChange // compare.NoFloor (negative) for a floor of 0
-		}
-	}
-	return compare.DefaultMinChange
-}
-
-// AA reports whether the report is of an A/A run: two identical servers,
-// where every call is a false one.
-func (d *Dataset) AA() bool {
-	for _, e := range d.extras() {
-		if e.AA {
-			return true
-		}
-	}
-	return false
-}
-
-// Interleaved reports whether the report's targets were measured in one
-// run, their repetitions interleaved; runs compared after the fact were
-// not, and their differences include whatever changed between the runs.
-func (d *Dataset) Interleaved() bool { return len(d.runs()) <= 1 }
-
-// Regressions lists the called changes for the worse of a report, one line
+// Regressions lists the called changes for the worse of report d, one line
 // each ("vacuum · 95 % updated, no index · WAL written by VACUUM: pg17 vs
 // pg16 +44 %, worse (p=… q=… n=6)"), for --fail-on regression.
-func (d *Dataset) Regressions() ([]string, error) {
+func Regressions(d *Dataset) ([]string, error) {
 	v, err := buildView(d, Options{})
 	if err != nil {
 		return nil, err

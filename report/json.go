@@ -3,7 +3,6 @@ package report
 import (
 	"encoding/json"
 	"io"
-	"math"
 	"strings"
 	"time"
 
@@ -358,15 +357,6 @@ type jsonNote struct {
 	Text   string            `json:"text"`
 }
 
-// jnum maps a float to JSON: null for NaN and infinities, which
-// encoding/json refuses.
-func jnum(v float64) *float64 {
-	if math.IsNaN(v) || math.IsInf(v, 0) {
-		return nil
-	}
-	return &v
-}
-
 func jtime(t time.Time) *time.Time {
 	if t.IsZero() {
 		return nil
@@ -616,3 +606,20 @@ func (v *view) jsonTime(runID string) *jsonRunTime {
 }
 
 func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+
+// jsonReps is the repetitions for report.json, nil for fixed counts.
+func (v *view) jsonReps() *jsonReps {
+	e := v.d.repsExtra()
+	if v.Reps.Rule == "" || e.Design == nil {
+		return nil
+	}
+	j := &jsonReps{Rule: v.Reps.Rule, Looks: e.Design.Looks, Family: e.Design.Family, Budget: e.Budget, Studies: v.d.Reps}
+	for _, sr := range v.d.Reps {
+		for _, c := range sr.Cases {
+			if c.Reason == compare.StopBudget {
+				j.UnresolvedByBudget = append(j.UnresolvedByBudget, sr.Study+" · "+c.Name)
+			}
+		}
+	}
+	return j
+}

@@ -288,13 +288,6 @@ func paramsDiff(a, b map[string]string) string {
 	return strings.Join(out, ", ")
 }
 
-func orDash(s string) string {
-	if s == "" {
-		return "–"
-	}
-	return s
-}
-
 // shortIDs returns short names of runs for column prefixes: the random
 // tail of a generated ID ("20261130-103245-ab12" → "ab12") when those
 // tails tell the runs apart, else the whole IDs.

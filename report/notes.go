@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -40,7 +41,7 @@ func (sv *studyView) attachNotes(d *Dataset, o Options) {
 			byTemplate[key] = g
 			groups = append(groups, g)
 		}
-		if indexOf(g.texts, n.Text) < 0 {
+		if slices.Index(g.texts, n.Text) < 0 {
 			g.texts = append(g.texts, n.Text)
 		}
 		pl := place{target: n.Target, metric: n.Metric}
@@ -65,7 +66,7 @@ func (sv *studyView) attachNotes(d *Dataset, o Options) {
 	// cellOf finds the cell of a case and target in the first table that
 	// shows the case (and the metric, for a metric's note).
 	cellOf := func(pl place) *cell {
-		ti := indexOf(sv.Targets, pl.target)
+		ti := slices.Index(sv.Targets, pl.target)
 		if pl.caseKey == "" || ti < 0 {
 			return nil
 		}
@@ -124,7 +125,7 @@ func (sv *studyView) attachNotes(d *Dataset, o Options) {
 		if len(unplaced) > 0 {
 			var targets, cases []string
 			for _, pl := range unplaced {
-				if pl.target != "" && indexOf(targets, pl.target) < 0 {
+				if pl.target != "" && slices.Index(targets, pl.target) < 0 {
 					targets = append(targets, pl.target)
 				}
 				if pl.caseKey != "" {
@@ -137,7 +138,7 @@ func (sv *studyView) attachNotes(d *Dataset, o Options) {
 					if name == "" {
 						name = CaseTitle(g.first.Case)
 					}
-					if indexOf(cases, name) < 0 {
+					if slices.Index(cases, name) < 0 {
 						cases = append(cases, name)
 					}
 				}
@@ -345,7 +346,7 @@ func (sv *studyView) numberFootnotes() {
 	genValues := map[bool]map[string]bool{false: everywhere(false, values), true: everywhere(true, values)}
 	genChanges := map[bool]map[string]bool{false: everywhere(false, changes), true: everywhere(true, changes)}
 	addGeneral := func(w string) {
-		if indexOf(sv.General, w) < 0 {
+		if slices.Index(sv.General, w) < 0 {
 			sv.General = append(sv.General, w)
 		}
 	}
@@ -373,7 +374,7 @@ func (sv *studyView) numberFootnotes() {
 
 // footnote returns the number of a footnote text, adding it if new.
 func (sv *studyView) footnote(text string) int {
-	if i := indexOf(sv.Foot, text); i >= 0 {
+	if i := slices.Index(sv.Foot, text); i >= 0 {
 		return i + 1
 	}
 	sv.Foot = append(sv.Foot, text)

@@ -1,7 +1,6 @@
 package report
 
 import (
-	"sort"
 	"strings"
 
 	"github.com/pglab/pglab/results"
@@ -103,22 +102,6 @@ func metricTitle(name string) string {
 		return "waiting on " + ev
 	}
 	return name
-}
-
-// sortedKeys returns the keys of the maps, sorted, without repeats.
-func sortedKeys(ms ...map[string]string) []string {
-	seen := map[string]bool{}
-	var out []string
-	for _, m := range ms {
-		for k := range m {
-			if !seen[k] {
-				seen[k] = true
-				out = append(out, k)
-			}
-		}
-	}
-	sort.Strings(out)
-	return out
 }
 
 // labelColumns returns the case label columns of a study: those its

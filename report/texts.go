@@ -1,59 +1,12 @@
 package report
 
 import (
-	"bufio"
-	"context"
 	"fmt"
 	"sort"
 	"strings"
 
 	"github.com/pglab/pglab/results"
 )
-
-// Output is a text artefact of a study: what the server or a program said
-// in one case, on one target, in one repetition (a COPY's transcript,
-// VACUUM VERBOSE's output, pgbench's summary).
-type Output struct {
-	Study  string
-	Case   map[string]string
-	Target string
-	Rep    int
-	// Name is the artefact's name, e.g. "vacuum-verbose".
-	Name string
-	Body string
-}
-
-// notTexts are text artefacts that are not a study's output: notes and
-// outcomes, which reports show in their own places.
-var notTexts = map[string]bool{"note": true, "outcome": true}
-
-// loadTexts reads a run's text artefacts (text/* types) other than notes:
-// one listing without data, then the data of each name.
-func loadTexts(ctx context.Context, store *results.Store, runID string) ([]results.Artefact, error) {
-	list, err := store.Artefacts(ctx, runID, results.ArtefactFilter{SkipData: true})
-	if err != nil {
-		return nil, err
-	}
-	var names []string
-	for _, a := range list {
-		if strings.HasPrefix(a.ContentType, "text/") && !notTexts[a.Name] && a.Study != "" && indexOf(names, a.Name) < 0 {
-			names = append(names, a.Name)
-		}
-	}
-	var out []results.Artefact
-	for _, n := range names {
-		as, err := store.Artefacts(ctx, runID, results.ArtefactFilter{Name: n})
-		if err != nil {
-			return nil, err
-		}
-		for _, a := range as {
-			if strings.HasPrefix(a.ContentType, "text/") && a.Study != "" {
-				out = append(out, a)
-			}
-		}
-	}
-	return out, nil
-}
 
 // textGroup is one kind of text artefact of a study, by case.
 type textGroup struct {
@@ -177,26 +130,4 @@ func (sv *studyView) textCases(texts []Output) []caseView {
 		}
 	}
 	return out
-}
-
-// mdFence returns a code fence longer than any run of backticks in body.
-func mdFence(body string) string {
-	fence := "```"
-	for strings.Contains(body, fence) {
-		fence += "`"
-	}
-	return fence
-}
-
-// writeMarkdown writes the texts as a subsection: per case, each distinct
-// text in a code block after the targets that said it.
-func (g textGroup) writeMarkdown(w *bufio.Writer) {
-	fmt.Fprintf(w, "\n### %s\n", mdText(g.Head))
-	for _, c := range g.Cases {
-		fmt.Fprintf(w, "\n**%s**\n", mdText(c.Case.Name))
-		for _, e := range c.Entries {
-			fence := mdFence(e.Body)
-			fmt.Fprintf(w, "\n%s:\n\n%s\n%s\n%s\n", mdText(e.Who()), fence, e.Body, fence)
-		}
-	}
 }

@@ -1,7 +1,6 @@
 package report
 
 import (
-	"bufio"
 	"fmt"
 	"time"
 
@@ -146,27 +145,6 @@ func (r timeRow) cells(resets bool) []string {
 		c = append([]string{r.Run}, c...)
 	}
 	return c
-}
-
-// writeTimesMarkdown writes the split of wall time under the setup.
-func (v *view) writeTimesMarkdown(w *bufio.Writer) {
-	if len(v.Times) == 0 {
-		return
-	}
-	fmt.Fprintf(w, "\n%s\n\n", v.TimeIntro())
-	head := v.TimeHead()
-	mdRow(w, head...)
-	mdRule(w, len(head))
-	resets := v.splitsResets()
-	for _, r := range v.Times {
-		mdRow(w, r.cells(resets)...)
-	}
-	if len(v.DataLines) > 0 {
-		fmt.Fprintf(w, "\nData (how each study's data came to the servers, and what a load cost; a reset gives a repetition fresh data):\n\n")
-		for _, l := range v.DataLines {
-			fmt.Fprintf(w, "- %s\n", mdText(l))
-		}
-	}
 }
 
 // TimeCells are the time rows' cells, for the HTML page.

@@ -2,6 +2,7 @@ package report
 
 import (
 	"fmt"
+	"math"
 	"strings"
 	"time"
 
@@ -126,44 +127,11 @@ func formatDuration(d time.Duration) string {
 	return fmt.Sprintf("%d s", s)
 }
 
-func onOff(b bool) string {
-	if b {
-		return "on"
+// jnum maps a float to JSON: null for NaN and infinities, which
+// encoding/json refuses.
+func jnum(v float64) *float64 {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return nil
 	}
-	return "off"
-}
-
-func plural(n int, word string) string {
-	if n == 1 {
-		return "1 " + word
-	}
-	return fmt.Sprintf("%d %ss", n, word)
-}
-
-func joinNonEmpty(sep string, parts ...string) string {
-	var out []string
-	for _, p := range parts {
-		if p != "" {
-			out = append(out, p)
-		}
-	}
-	return strings.Join(out, sep)
-}
-
-func indexOf(list []string, s string) int {
-	for i, x := range list {
-		if x == s {
-			return i
-		}
-	}
-	return -1
-}
-
-// lowerFirst lowers a heading's first letter for use inside a sentence,
-// unless the word is an acronym ("VACUUM VERBOSE output").
-func lowerFirst(s string) string {
-	if len(s) > 1 && s[1] >= 'A' && s[1] <= 'Z' {
-		return s
-	}
-	return strings.ToLower(s[:1]) + s[1:]
+	return &v
 }

@@ -1,6 +1,7 @@
 package report
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/pglab/pglab/compare"
@@ -375,7 +376,7 @@ func (v *view) commonGeneral() []string {
 	for _, g := range with[0].General {
 		all := true
 		for _, sv := range with[1:] {
-			all = all && indexOf(sv.General, g) >= 0
+			all = all && slices.Index(sv.General, g) >= 0
 		}
 		if all {
 			out = append(out, g)

@@ -46,7 +46,7 @@ func failOnRegressions(env *Env, d *report.Dataset, failOn string) error {
 	if failOn != lab.FailOnRegression {
 		return nil
 	}
-	regs, err := d.Regressions()
+	regs, err := report.Regressions(d)
 	if err != nil {
 		return err
 	}

@@ -1,0 +1,80 @@
+package report
+
+import (
+	"encoding/json"
+	"fmt"
+
+	"github.com/pglab/pglab/compare"
+	"github.com/pglab/pglab/results"
+)
+
+// repsExtra is what a run's manifest keeps of --reps auto.
+type repsExtra struct {
+	Design *struct {
+		Looks  []int   `json:"looks"`
+		Family int     `json:"family"`
+		Alpha  float64 `json:"alpha"`
+		Paired bool    `json:"paired"`
+	} `json:"design"`
+	Budget string `json:"budget"`
+}
+
+// repsExtra returns the run's record of --reps auto (zero for a fixed
+// count, and for a report of several runs: their repetitions were chosen
+// for other comparisons than the report's).
+func (d *Dataset) repsExtra() repsExtra {
+	var e repsExtra
+	if runs := d.runs(); len(runs) == 1 {
+		json.Unmarshal(runs[0].Extra, &e)
+	}
+	return e
+}
+
+// studyReps returns how many repetitions each case of a study ran, as the
+// run stored it.
+func (d *Dataset) studyReps(study string) (results.StudyReps, bool) {
+	for _, r := range d.Reps {
+		if r.Study == study {
+			return r, true
+		}
+	}
+	return results.StudyReps{}, false
+}
+
+// studyDesign returns the sequential design a study's repetitions were
+// chosen by (its cells' p are then sequential, compare.Design), or nil for
+// a fixed count and for a report of several runs.
+func (d *Dataset) studyDesign(study string) *compare.Design {
+	sr, ok := d.studyReps(study)
+	if !ok || len(sr.Looks) == 0 || !d.Interleaved() {
+		return nil
+	}
+	des := &compare.Design{Looks: sr.Looks, Alpha: d.alpha(), Paired: true}
+	if e := d.repsExtra(); e.Design != nil {
+		des.Family = e.Design.Family
+	}
+	if des.Check() != nil {
+		return nil
+	}
+	return des
+}
+
+// autoRepsText says how many repetitions a study's cases ran when the
+// data chose them: "8 repetitions per case and target, chosen by the data
+// (cap 10)", "8–10 repetitions per case and target, chosen by the data
+// per case (cap 10)"; "" for a fixed count.
+func (d *Dataset) autoRepsText(study string) string {
+	sr, ok := d.studyReps(study)
+	if !ok || len(sr.Looks) == 0 || len(sr.Cases) == 0 {
+		return ""
+	}
+	lo, hi := sr.Cases[0].N, sr.Cases[0].N
+	for _, c := range sr.Cases {
+		lo, hi = min(lo, c.N), max(hi, c.N)
+	}
+	cap := sr.Looks[len(sr.Looks)-1]
+	if lo == hi {
+		return fmt.Sprintf("%s per case and target, chosen by the data (cap %d)", plural(lo, "repetition"), cap)
+	}
+	return fmt.Sprintf("%d–%d repetitions per case and target, chosen by the data per case (cap %d)", lo, hi, cap)
+}
