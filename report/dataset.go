@@ -196,3 +196,14 @@ type RunTiming struct {
 	Servers time.Duration
 	Studies []results.StudyTime
 }
+
+// hasOutcomes reports whether the study is a behaviour probe: one with
+// outcomes, shown as a matrix.
+func (d *Dataset) hasOutcomes(study string) bool {
+	for _, n := range d.Notes {
+		if n.Study == study && n.Outcome {
+			return true
+		}
+	}
+	return false
+}

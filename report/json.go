@@ -30,7 +30,7 @@ func WriteJSON(w io.Writer, d *Dataset) error {
 	if err != nil {
 		return err
 	}
-	doc := v.jsonDoc()
+	doc := jsonDocOf(v)
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	enc.SetEscapeHTML(false)
@@ -283,7 +283,7 @@ type jsonMeasure struct {
 	MeasureCalls int      `json:"measure_calls"`
 }
 
-// jsonReps is --reps auto: the rule, its looks and family, the budget,
+// jsonRepsOf is --reps auto: the rule, its looks and family, the budget,
 // and each case's repetitions with why it stopped there.
 type jsonReps struct {
 	Rule    string              `json:"rule"`
@@ -365,7 +365,7 @@ func jtime(t time.Time) *time.Time {
 	return &u
 }
 
-func (v *view) jsonDoc() jsonDoc {
+func jsonDocOf(v *view) jsonDoc {
 	d := v.d
 	doc := jsonDoc{Format: "pglab-report", Version: JSONVersion, Title: v.Title, Alpha: v.Alpha, Generated: "pglab report", Notes: v.Notes}
 	known := map[string]bool{}
@@ -385,7 +385,7 @@ func (v *view) jsonDoc() jsonDoc {
 		if len(r.Extra) > 0 && json.Valid(r.Extra) {
 			jr.Extra = r.Extra
 		}
-		jr.Time = v.jsonTime(r.ID)
+		jr.Time = jsonTime(v, r.ID)
 		doc.Runs = append(doc.Runs, jr)
 	}
 	doc.Targets = []jsonTarget{}
@@ -426,7 +426,7 @@ func (v *view) jsonDoc() jsonDoc {
 				Outcome: m.Outcome.String(), Verdict: m.Verdict.String(), CaseCalls: m.CaseCalls, MeasureCalls: m.MeasureCalls})
 		}
 	}
-	doc.Repetitions = v.jsonReps()
+	doc.Repetitions = jsonRepsOf(v)
 	doc.Summary = []jsonHeadline{}
 	for _, ht := range v.Headlines {
 		for _, h := range ht.Rows {
@@ -439,12 +439,12 @@ func (v *view) jsonDoc() jsonDoc {
 	}
 	doc.Studies = []jsonStudy{}
 	for _, sv := range v.Studies {
-		doc.Studies = append(doc.Studies, sv.jsonStudy(d))
+		doc.Studies = append(doc.Studies, jsonStudyOf(sv, d))
 	}
 	return doc
 }
 
-func (sv *studyView) jsonStudy(d *Dataset) jsonStudy {
+func jsonStudyOf(sv *studyView, d *Dataset) jsonStudy {
 	js := jsonStudy{Name: sv.Name, Title: sv.Title, Source: sv.Source, Reps: sv.Reps, Targets: sv.Targets,
 		Cases: []jsonCase{}, Metrics: []jsonMetric{}, Warnings: sv.General, LoadRuns: sv.LoadLine, Noise: sv.Noise}
 	if js.Targets == nil {
@@ -512,7 +512,7 @@ func (sv *studyView) jsonStudy(d *Dataset) jsonStudy {
 		}
 		jn := jsonNote{Labels: n.Case, Target: n.Target, Rep: n.Rep, Metric: n.Metric, Text: n.Text}
 		if len(n.Case) > 0 {
-			jn.Case = sv.caseName(n.Case)
+			jn.Case = caseName(sv, n.Case)
 		}
 		js.Notes = append(js.Notes, jn)
 	}
@@ -523,7 +523,7 @@ func (sv *studyView) jsonStudy(d *Dataset) jsonStudy {
 			}
 			jo := jsonOutput{Name: o.Name, Title: g.Head, Labels: o.Case, Target: o.Target, Rep: o.Rep, Text: o.Body}
 			if len(o.Case) > 0 {
-				jo.Case = sv.caseName(o.Case)
+				jo.Case = caseName(sv, o.Case)
 			}
 			js.Outputs = append(js.Outputs, jo)
 		}
@@ -577,7 +577,7 @@ func nonNil(m map[string]string) map[string]string {
 }
 
 // caseName is the study's name for a case.
-func (sv *studyView) caseName(labels map[string]string) string {
+func caseName(sv *studyView, labels map[string]string) string {
 	key := results.CaseKey(labels)
 	for _, c := range sv.Cases {
 		if c.Key == key {
@@ -588,7 +588,7 @@ func (sv *studyView) caseName(labels map[string]string) string {
 }
 
 // jsonTime is the split of a run's wall time, nil when it stored none.
-func (v *view) jsonTime(runID string) *jsonRunTime {
+func jsonTime(v *view, runID string) *jsonRunTime {
 	for _, rt := range v.d.Timings {
 		if rt.Run != runID {
 			continue
@@ -607,8 +607,8 @@ func (v *view) jsonTime(runID string) *jsonRunTime {
 
 func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
 
-// jsonReps is the repetitions for report.json, nil for fixed counts.
-func (v *view) jsonReps() *jsonReps {
+// jsonRepsOf is the repetitions for report.json, nil for fixed counts.
+func jsonRepsOf(v *view) *jsonReps {
 	e := v.d.repsExtra()
 	if v.Reps.Rule == "" || e.Design == nil {
 		return nil

@@ -27,11 +27,11 @@ func WriteMarkdownOpts(w io.Writer, d *Dataset, o Options) error {
 		return err
 	}
 	bw := bufio.NewWriter(w)
-	v.writeMarkdown(bw)
+	writeReportMarkdown(v, bw)
 	return bw.Flush()
 }
 
-func (v *view) writeMarkdown(w *bufio.Writer) {
+func writeReportMarkdown(v *view, w *bufio.Writer) {
 	fmt.Fprintf(w, "# %s\n\n", mdText(v.Title))
 	fmt.Fprintf(w, "%s\n", mdText(v.Subtitle()))
 
@@ -67,10 +67,10 @@ func (v *view) writeMarkdown(w *bufio.Writer) {
 		fmt.Fprintf(w, "\n%s\n", mdText(line))
 	}
 
-	v.writeSetupMarkdown(w)
+	writeSetupMarkdown(v, w)
 
 	for _, sv := range v.Studies {
-		sv.writeMarkdown(w)
+		writeStudyMarkdown(sv, w)
 	}
 	if len(v.Notes) > 0 {
 		fmt.Fprintf(w, "\n## Other notes\n\n")
@@ -88,7 +88,7 @@ func (v *view) writeMarkdown(w *bufio.Writer) {
 	}
 }
 
-func (v *view) writeSetupMarkdown(w *bufio.Writer) {
+func writeSetupMarkdown(v *view, w *bufio.Writer) {
 	fmt.Fprintf(w, "\n## Setup\n\n")
 	if len(v.Targets) > 0 {
 		head := []string{""}
@@ -144,7 +144,7 @@ func (v *view) writeSetupMarkdown(w *bufio.Writer) {
 		fmt.Fprintf(w, "- **Time:** %s\n", mdText(t))
 	}
 	fmt.Fprintf(w, "- **Statistics:** %s\n", mdText(v.StatisticsLine()))
-	v.writeRepsMarkdown(w)
+	writeRepsMarkdown(v, w)
 	if len(v.Runs) > 1 {
 		fmt.Fprintf(w, "\n| run | kind | status | started | took | pglab | command |\n|---|---|---|---|---|---|---|\n")
 		for _, r := range v.Runs {
@@ -157,11 +157,11 @@ func (v *view) writeSetupMarkdown(w *bufio.Writer) {
 		}
 	}
 	if !v.brief {
-		v.writeTimesMarkdown(w)
+		writeTimesMarkdown(v, w)
 	}
 }
 
-func (sv *studyView) writeMarkdown(w *bufio.Writer) {
+func writeStudyMarkdown(sv *studyView, w *bufio.Writer) {
 	fmt.Fprintf(w, "\n## %s\n\n", mdText(sv.Heading()))
 	if a := sv.About(); a != "" {
 		fmt.Fprintf(w, "%s\n", mdText(a))
@@ -194,17 +194,17 @@ func (sv *studyView) writeMarkdown(w *bufio.Writer) {
 	}
 	for _, g := range sv.Texts {
 		if g.Markdown && !sv.brief {
-			g.writeMarkdown(w)
+			writeTextGroupMarkdown(g, w)
 		}
 	}
 	if sv.brief && len(sv.Tables) > 1 {
 		// One table of the primary metrics, case by case.
 		fmt.Fprintln(w)
-		sv.writeTableMarkdown(w, sv.primaryByCase(), true)
+		writeTableMarkdown(sv, w, sv.primaryByCase(), true)
 	} else {
 		for _, t := range sv.Tables {
 			fmt.Fprintf(w, "\n### %s\n\n", mdText(t.Head))
-			sv.writeTableMarkdown(w, t, false)
+			writeTableMarkdown(sv, w, t, false)
 		}
 	}
 	if sv.Others != nil {
@@ -213,7 +213,7 @@ func (sv *studyView) writeMarkdown(w *bufio.Writer) {
 		} else {
 			fmt.Fprintln(w)
 		}
-		sv.writeTableMarkdown(w, sv.Others, true)
+		writeTableMarkdown(sv, w, sv.Others, true)
 	}
 	general := sv.General
 	if sv.brief {
@@ -244,7 +244,7 @@ func (sv *studyView) writeMarkdown(w *bufio.Writer) {
 	}
 }
 
-func (sv *studyView) writeTableMarkdown(w *bufio.Writer, t *metricTable, withMetric bool) {
+func writeTableMarkdown(sv *studyView, w *bufio.Writer, t *metricTable, withMetric bool) {
 	head := sv.TableHead(withMetric)
 	mdRow(w, head...)
 	mdRule(w, len(head))
@@ -349,7 +349,7 @@ func mdCode(s string) string {
 }
 
 // writeTimesMarkdown writes the split of wall time under the setup.
-func (v *view) writeTimesMarkdown(w *bufio.Writer) {
+func writeTimesMarkdown(v *view, w *bufio.Writer) {
 	if len(v.Times) == 0 {
 		return
 	}
@@ -372,7 +372,7 @@ func (v *view) writeTimesMarkdown(w *bufio.Writer) {
 // writeRepsMarkdown writes the repetitions into the setup: the rule, a
 // line with each study's counts, what the budget left, and (not brief) a
 // row per case.
-func (v *view) writeRepsMarkdown(w *bufio.Writer) {
+func writeRepsMarkdown(v *view, w *bufio.Writer) {
 	r := v.Reps
 	if r.Rule == "" {
 		return
@@ -402,9 +402,9 @@ func mdFence(body string) string {
 	return fence
 }
 
-// writeMarkdown writes the texts as a subsection: per case, each distinct
+// writeReportMarkdown writes the texts as a subsection: per case, each distinct
 // text in a code block after the targets that said it.
-func (g textGroup) writeMarkdown(w *bufio.Writer) {
+func writeTextGroupMarkdown(g textGroup, w *bufio.Writer) {
 	fmt.Fprintf(w, "\n### %s\n", mdText(g.Head))
 	for _, c := range g.Cases {
 		fmt.Fprintf(w, "\n**%s**\n", mdText(c.Case.Name))

@@ -65,7 +65,7 @@ func settingRows(targets []results.Target) []settingRow {
 			if instanceSettings[s.Name] {
 				continue
 			}
-			v := formatSetting(s)
+			v := FormatSetting(s)
 			if bootDefaults[s.Name] == v {
 				continue
 			}
@@ -95,9 +95,10 @@ func settingRows(targets []results.Target) []settingRow {
 	return rows
 }
 
-// formatSetting prints a setting as SHOW does: memory in the largest unit
+// FormatSetting prints a stored setting as SHOW does (as the report's settings
+// table shows it): memory in the largest unit
 // that divides it ("128MB"), times likewise ("30min"), others as they are.
-func formatSetting(s results.Setting) string {
+func FormatSetting(s results.Setting) string {
 	unit := strings.TrimSpace(s.Unit)
 	if unit == "" {
 		return s.Value

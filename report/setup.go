@@ -2,11 +2,6 @@ package report
 
 import "github.com/pglab/pglab/results"
 
-// FormatSetting prints a stored setting as SHOW does ("256MB" for 32768
-// of unit 8kB, "30min" for 1800 s), as the report's settings table shows
-// it.
-func FormatSetting(s results.Setting) string { return formatSetting(s) }
-
 // IsInstanceSetting reports whether a setting says where a server listens
 // and keeps its files, or is a locale or session line that initdb or the
 // client sets (port, data_directory, lc_messages, …): settings that differ
@@ -17,4 +12,4 @@ func IsInstanceSetting(name string) bool { return instanceSettings[name] }
 // IsBootDefault reports whether a stored setting only repeats
 // PostgreSQL's built-in default for a line initdb writes into
 // postgresql.conf (max_connections = 100, shared_buffers = 128MB, …).
-func IsBootDefault(s results.Setting) bool { return bootDefaults[s.Name] == formatSetting(s) }
+func IsBootDefault(s results.Setting) bool { return bootDefaults[s.Name] == FormatSetting(s) }

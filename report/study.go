@@ -68,17 +68,6 @@ func (sv *studyView) describe(d *Dataset) map[string]string {
 	return names
 }
 
-// hasOutcomes reports whether the study is a behaviour probe: one with
-// outcomes, shown as a matrix.
-func (d *Dataset) hasOutcomes(study string) bool {
-	for _, n := range d.Notes {
-		if n.Study == study && n.Outcome {
-			return true
-		}
-	}
-	return false
-}
-
 // buildCases lays out the study's cases (named by names, by key, else by
 // the presentation's naming label, else by their labels; in measured
 // order or the presentation's) and their label columns.

@@ -26,7 +26,7 @@ func WriteTextOpts(w io.Writer, d *Dataset, o Options) error {
 	}
 	bw := bufio.NewWriter(w)
 	for _, sv := range v.Studies {
-		sv.writeText(bw)
+		writeStudyText(sv, bw)
 	}
 	for _, n := range v.Notes {
 		fmt.Fprintf(bw, "note: %s\n", n)
@@ -34,7 +34,7 @@ func WriteTextOpts(w io.Writer, d *Dataset, o Options) error {
 	return bw.Flush()
 }
 
-func (sv *studyView) writeText(w *bufio.Writer) {
+func writeStudyText(sv *studyView, w *bufio.Writer) {
 	if sv.Matrix != nil {
 		fmt.Fprintf(w, "\n%s\n", sv.Name)
 		tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)

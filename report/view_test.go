@@ -29,8 +29,8 @@ func TestFormatSetting(t *testing.T) {
 		{results.Setting{Value: "0.9"}, "0.9"},
 		{results.Setting{Value: "1.5", Unit: "s"}, "1.5s"},
 	} {
-		if got := formatSetting(c.s); got != c.want {
-			t.Errorf("formatSetting(%s %s) = %q, want %q", c.s.Value, c.s.Unit, got, c.want)
+		if got := FormatSetting(c.s); got != c.want {
+			t.Errorf("FormatSetting(%s %s) = %q, want %q", c.s.Value, c.s.Unit, got, c.want)
 		}
 	}
 }
