@@ -596,8 +596,8 @@ func jsonTime(v *view, runID string) *jsonRunTime {
 		jt := &jsonRunTime{ServersMS: ms(rt.Servers), Studies: rt.Studies}
 		for _, r := range v.Times {
 			if r.Study == "whole run" && (r.Run == "" || r.Run == runID) {
-				jt.WallMS, jt.MeasuredMS, jt.ResetMS, jt.WaitMS = ms(r.took), ms(r.measured), ms(r.reset), ms(r.wait)
-				jt.SetupMS = ms(max(0, r.took-r.measured-r.reset-r.wait))
+				jt.WallMS, jt.MeasuredMS, jt.ResetMS, jt.WaitMS = ms(r.tookDur), ms(r.measuredDur), ms(r.resetDur), ms(r.waitDur)
+				jt.SetupMS = ms(max(0, r.tookDur-r.measuredDur-r.resetDur-r.waitDur))
 			}
 		}
 		return jt

@@ -10,13 +10,13 @@ import (
 // timeRow is one line of a run's split of wall time: a study, one of its
 // cases (its repetitions only), or the whole run.
 type timeRow struct {
-	Run, Study                  string
-	Took, Measured, Setup       string
-	Reset, Wait                 string
-	MeasuredPct                 string
-	took, measured, reset, wait time.Duration
-	servers                     time.Duration
-	isCase                      bool
+	Run, Study                              string
+	Took, Measured, Setup                   string
+	Reset, Wait                             string
+	MeasuredPct                             string
+	tookDur, measuredDur, resetDur, waitDur time.Duration
+	servers                                 time.Duration
+	isCase                                  bool
 }
 
 // buildTimes splits each run's wall time per study (and case) into time
@@ -41,19 +41,19 @@ func (v *view) buildTimes() {
 			v.Times = append(v.Times, row)
 			v.Times = append(v.Times, caseRows(run, st)...)
 			v.DataLines = append(v.DataLines, dataLines(run, st)...)
-			total.took += row.took
-			total.measured += row.measured
-			total.reset += row.reset
-			total.wait += row.wait
+			total.tookDur += row.tookDur
+			total.measuredDur += row.measuredDur
+			total.resetDur += row.resetDur
+			total.waitDur += row.waitDur
 		}
 		if i, ok := records[rt.Run]; ok {
 			r := v.d.runs()[i]
 			if !r.StartedAt.IsZero() && !r.FinishedAt.IsZero() {
-				total.took = r.FinishedAt.Sub(r.StartedAt)
+				total.tookDur = r.FinishedAt.Sub(r.StartedAt)
 			}
 		}
-		total.took += rt.Servers
-		row := newTimeRow(run, total.Study, total.took, total.measured, total.reset, total.wait)
+		total.tookDur += rt.Servers
+		row := newTimeRow(run, total.Study, total.tookDur, total.measuredDur, total.resetDur, total.waitDur)
 		row.servers = rt.Servers
 		v.Times = append(v.Times, row)
 		v.TimeLines = append(v.TimeLines, row.line())
@@ -76,7 +76,7 @@ func caseRows(run string, st results.StudyTime) []timeRow {
 
 func newTimeRow(run, study string, took, measured, reset, wait time.Duration) timeRow {
 	setup := max(0, took-measured-reset-wait)
-	r := timeRow{Run: run, Study: study, took: took, measured: measured, reset: reset, wait: wait,
+	r := timeRow{Run: run, Study: study, tookDur: took, measuredDur: measured, resetDur: reset, waitDur: wait,
 		Took: formatSpan(took), Measured: formatSpan(measured), Setup: formatSpan(setup),
 		Reset: formatSpan(reset), Wait: formatSpan(wait)}
 	if took > 0 {
@@ -96,10 +96,10 @@ func (r timeRow) line() string {
 	if r.servers > 0 {
 		s += ", of which " + formatSpan(r.servers) + " starting the servers"
 	}
-	if r.reset > 0 {
+	if r.resetDur > 0 {
 		s += "; resets of the data " + r.Reset
 	}
-	if r.wait > 0 {
+	if r.waitDur > 0 {
 		s += "; waiting for another pglab " + r.Wait
 	}
 	if r.Run != "" {
@@ -112,7 +112,7 @@ func (r timeRow) line() string {
 // before pglab timed them have neither, and keep the four columns).
 func (v *view) splitsResets() bool {
 	for _, r := range v.Times {
-		if r.reset > 0 || r.wait > 0 || r.isCase {
+		if r.resetDur > 0 || r.waitDur > 0 || r.isCase {
 			return true
 		}
 	}
