@@ -6,6 +6,8 @@ import (
 	"sort"
 	"strconv"
 
+	"github.com/pglab/pglab/report/runs"
+
 	"github.com/pglab/pglab/results"
 )
 
@@ -21,7 +23,7 @@ var CSVHeader = []string{"run", "target", "server_version", "study", "case", "re
 // each label in a column of its own, repetition, metric, value (all its
 // digits, no exponent), unit, whether the metric is exact, and which way is
 // better. Rows come in the order of the runs, then as stored.
-func WriteCSV(w io.Writer, d *Dataset) error {
+func WriteCSV(w io.Writer, d *runs.Dataset) error {
 	cw := csv.NewWriter(w)
 	cw.UseCRLF = true
 	keys := map[string]bool{}
@@ -49,7 +51,7 @@ func WriteCSV(w io.Writer, d *Dataset) error {
 		versions[t.Name] = t.ServerVersion
 	}
 	for _, m := range d.Measurements {
-		rec := []string{csvRun(d, m), m.Target, versions[m.Target], m.Study, CaseTitle(m.Case)}
+		rec := []string{csvRun(d, m), m.Target, versions[m.Target], m.Study, runs.CaseTitle(m.Case)}
 		if len(m.Case) == 0 {
 			rec[4] = ""
 		}
@@ -70,7 +72,7 @@ func WriteCSV(w io.Writer, d *Dataset) error {
 }
 
 // csvRun returns the run a measurement belongs to.
-func csvRun(d *Dataset, m results.Measurement) string {
+func csvRun(d *runs.Dataset, m results.Measurement) string {
 	if o, ok := d.Origins[m.Target]; ok {
 		return o.Run
 	}

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/pglab/pglab/report/runs"
+
 	"github.com/pglab/pglab/env"
 	"github.com/pglab/pglab/results"
 )
@@ -23,7 +25,7 @@ func TestSetupShowsEnvironments(t *testing.T) {
 		{Key: "read_iops", Value: "3000", Status: env.NotEnforced, Why: "no blkio controller"},
 	}}
 	extra, _ := json.Marshal(map[string]any{"env": rec})
-	d := &Dataset{
+	d := &runs.Dataset{
 		Targets: []results.Target{
 			{Name: "pg17@local", Kind: results.TargetManaged, ServerVersion: "17.10", Extra: json.RawMessage(`{"env":{"name":"local","origin":"built-in","spec":"local","limits":[]}}`)},
 			{Name: "pg17@t3.micro", Kind: results.TargetManaged, ServerVersion: "17.10", Extra: extra},

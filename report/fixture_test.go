@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/pglab/pglab/report/runs"
+
 	"github.com/pglab/pglab/results"
 )
 
@@ -92,7 +94,7 @@ func fixtureStore(t testing.TB) string {
 			ms = append(ms, results.Measurement{Target: target, Study: study, Case: c, Rep: i + 1, Metric: metric, Value: v, Unit: unit, Direction: dir, Exact: exact})
 		}
 	}
-	info := func(si StudyInfo) {
+	info := func(si runs.StudyInfo) {
 		data, err := json.Marshal(si)
 		if err != nil {
 			t.Fatal(err)
@@ -109,11 +111,11 @@ func fixtureStore(t testing.TB) string {
 	lower, higher, neutral := results.DirectionLower, results.DirectionHigher, results.DirectionNeutral
 
 	// tps (seed 000 §3): no real difference, 5 repetitions.
-	tpsCases := []CaseInfo{}
+	tpsCases := []runs.CaseInfo{}
 	for _, c := range []string{"5", "10", "20", "50"} {
-		tpsCases = append(tpsCases, CaseInfo{Name: c + " clients", Labels: map[string]string{"clients": c}})
+		tpsCases = append(tpsCases, runs.CaseInfo{Name: c + " clients", Labels: map[string]string{"clients": c}})
 	}
-	info(StudyInfo{Name: "tps", Title: "pgbench TPC-B (sort of) over client counts", Source: "seed 000 §3, seed 003",
+	info(runs.StudyInfo{Name: "tps", Title: "pgbench TPC-B (sort of) over client counts", Source: "seed 000 §3, seed 003",
 		Params: map[string]string{"clients": "5,10,20,50", "jobs": "2", "time": "60", "scale": "100"}, Reps: 5, Cases: tpsCases})
 	for i, c := range tpsCases {
 		base := []float64{1194.43, 1199.26, 1229.02, 1260.66}[i]
@@ -143,11 +145,11 @@ func fixtureStore(t testing.TB) string {
 		{"50", "yes", "50 % updated, with index", 1913, 1096, 168, 34},
 		{"5", "yes", "5 % updated, with index", 413, 333, 3.4, 3.4},
 	}
-	var vacCases []CaseInfo
+	var vacCases []runs.CaseInfo
 	for _, c := range vcs {
-		vacCases = append(vacCases, CaseInfo{Name: c.name, Labels: map[string]string{"update_pct": c.pct, "index": c.index}})
+		vacCases = append(vacCases, runs.CaseInfo{Name: c.name, Labels: map[string]string{"update_pct": c.pct, "index": c.index}})
 	}
-	info(StudyInfo{Name: "vacuum", Title: "VACUUM after updating a share of 3,000,000 rows", Source: "seed 000 §4",
+	info(runs.StudyInfo{Name: "vacuum", Title: "VACUUM after updating a share of 3,000,000 rows", Source: "seed 000 §4",
 		Params: map[string]string{"rows": "3000000", "checkpoint_before": "false"}, Reps: 6,
 		Settings: []string{"maintenance_work_mem=512MB", "max_wal_size=1GB", "autovacuum=off"}, Cases: vacCases})
 	for i, c := range vcs {
@@ -189,11 +191,11 @@ func fixtureStore(t testing.TB) string {
 		{"800", "t_copy_large, repeat × 800", 24 << 10, 26.0, 18.5},
 		{"1600", "t_copy_large, repeat × 1600", 48 << 10, 59.4, 43.1},
 	}
-	var copyCases []CaseInfo
+	var copyCases []runs.CaseInfo
 	for _, c := range ccs {
-		copyCases = append(copyCases, CaseInfo{Name: c.name, Labels: map[string]string{"table": c.table}})
+		copyCases = append(copyCases, runs.CaseInfo{Name: c.name, Labels: map[string]string{"table": c.table}})
 	}
-	info(StudyInfo{Name: "copy-out", Title: "COPY TO STDOUT of prewarmed tables with rows of 1 kB to 48 kB", Source: "seed 002 §3", Reps: 3, Cases: copyCases})
+	info(runs.StudyInfo{Name: "copy-out", Title: "COPY TO STDOUT of prewarmed tables with rows of 1 kB to 48 kB", Source: "seed 002 §3", Reps: 3, Cases: copyCases})
 	for i, c := range ccs {
 		labels := copyCases[i].Labels
 		add("pg16", "copy-out", labels, "elapsed_ms", "ms", lower, false, noisy(c.s16*1000, 0.01, 3))
@@ -206,11 +208,11 @@ func fixtureStore(t testing.TB) string {
 	}
 
 	// seqscan (seed 002 §4): the disk is the ceiling, cold and warm.
-	scanCases := []CaseInfo{
+	scanCases := []runs.CaseInfo{
 		{Name: "cold scan", Labels: map[string]string{"cache": "cold"}},
 		{Name: "warm scan", Labels: map[string]string{"cache": "warm"}},
 	}
-	info(StudyInfo{Name: "seqscan", Title: "SELECT count(1) over a table larger than shared_buffers, cold and warm", Source: "seed 002 §4", Reps: 3, Cases: scanCases})
+	info(runs.StudyInfo{Name: "seqscan", Title: "SELECT count(1) over a table larger than shared_buffers, cold and warm", Source: "seed 002 §4", Reps: 3, Cases: scanCases})
 	for _, tg := range []string{"pg16", "pg17"} {
 		for _, c := range scanCases {
 			add(tg, "seqscan", c.Labels, "table_mb", "MB", neutral, true, []float64{3200, 3200, 3200})
@@ -234,11 +236,11 @@ func fixtureStore(t testing.TB) string {
 		{"on_error_ignore", "ON_ERROR ignore", `ERROR: option "on_error" not recognized`, "3 rows loaded, 1 skipped, 1 notice"},
 		{"pk_violation", "ON_ERROR ignore with a duplicate key", `ERROR: option "on_error" not recognized`, `ERROR: duplicate key value violates unique constraint "t_pkey" | with a pipe`},
 	}
-	var probeCases []CaseInfo
+	var probeCases []runs.CaseInfo
 	for _, p := range probes {
-		probeCases = append(probeCases, CaseInfo{Name: p.name, Labels: map[string]string{"probe": p.probe}})
+		probeCases = append(probeCases, runs.CaseInfo{Name: p.name, Labels: map[string]string{"probe": p.probe}})
 	}
-	info(StudyInfo{Name: "copy-errors", Title: "COPY FROM with bad rows", Source: "seed 002 §5", Reps: 1, Cases: probeCases})
+	info(runs.StudyInfo{Name: "copy-errors", Title: "COPY FROM with bad rows", Source: "seed 002 §5", Reps: 1, Cases: probeCases})
 	for i, p := range probes {
 		labels := probeCases[i].Labels
 		note(run, "outcome", "pg16", "copy-errors", labels, 1, p.o16)
@@ -260,11 +262,11 @@ func fixtureStore(t testing.TB) string {
 	}
 
 	// commit (seed 004): transactions, 3 repetitions.
-	commitCases := []CaseInfo{
+	commitCases := []runs.CaseInfo{
 		{Name: "autocommit, prepared", Labels: map[string]string{"tx": "autocommit", "protocol": "prepared"}},
 		{Name: "transaction, prepared", Labels: map[string]string{"tx": "transaction", "protocol": "prepared"}},
 	}
-	info(StudyInfo{Name: "commit", Title: "single-row UPDATEs: commit per statement or per transaction", Source: "seed 004", Reps: 3,
+	info(runs.StudyInfo{Name: "commit", Title: "single-row UPDATEs: commit per statement or per transaction", Source: "seed 004", Reps: 3,
 		Settings: []string{"track_wal_io_timing=on"}, Cases: commitCases})
 	for i, c := range commitCases {
 		for _, tg := range []string{"pg16", "pg17"} {
@@ -278,8 +280,8 @@ func fixtureStore(t testing.TB) string {
 	}
 
 	// A study this pglab does not know: every metric in one table.
-	info(StudyInfo{Name: "fsync-probe", Title: "fsync latency of the data directory's disk", Source: "custom", Reps: 4,
-		Cases: []CaseInfo{{Name: "8 kB writes", Labels: nil}}})
+	info(runs.StudyInfo{Name: "fsync-probe", Title: "fsync latency of the data directory's disk", Source: "custom", Reps: 4,
+		Cases: []runs.CaseInfo{{Name: "8 kB writes", Labels: nil}}})
 	add("pg16", "fsync-probe", nil, "fsync_us", "us", lower, false, noisy(850, 0.05, 4))
 	add("pg17", "fsync-probe", nil, "fsync_us", "us", lower, false, noisy(860, 0.05, 4))
 	add("pg16", "fsync-probe", nil, "writes", "count", neutral, true, []float64{1000, 1000, 1000, 1000})
@@ -325,7 +327,7 @@ func fixtureStore(t testing.TB) string {
 	if err := runB.AddTarget(ctx, pg17b); err != nil {
 		t.Fatal(err)
 	}
-	data, _ := json.Marshal(StudyInfo{Name: "tps", Title: "pgbench TPC-B (sort of) over client counts", Source: "seed 000 §3, seed 003",
+	data, _ := json.Marshal(runs.StudyInfo{Name: "tps", Title: "pgbench TPC-B (sort of) over client counts", Source: "seed 000 §3, seed 003",
 		Params: map[string]string{"clients": "5,10,20,50", "jobs": "2", "time": "30", "scale": "100"}, Reps: 5, Cases: tpsCases})
 	if err := runB.AddArtefact(ctx, results.Artefact{Study: "tps", Name: "study-info", ContentType: "application/json", Data: data}); err != nil {
 		t.Fatal(err)
@@ -347,7 +349,7 @@ func fixtureStore(t testing.TB) string {
 
 // loadFixture loads runs of a fixture store, with the finishing times
 // (which the store takes from the clock) set to fixed ones.
-func loadFixture(t testing.TB, path string, refs ...string) *Dataset {
+func loadFixture(t testing.TB, path string, refs ...string) *runs.Dataset {
 	t.Helper()
 	ctx := context.Background()
 	s, err := results.OpenReadOnly(ctx, path)
@@ -355,7 +357,7 @@ func loadFixture(t testing.TB, path string, refs ...string) *Dataset {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	d, err := Load(ctx, s, refs...)
+	d, err := runs.Load(ctx, s, refs...)
 	if err != nil {
 		t.Fatal(err)
 	}

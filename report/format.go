@@ -7,6 +7,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/pglab/pglab/report/runs"
 )
 
 // Format is an output format of a report.
@@ -66,7 +68,7 @@ func (f Format) Ext() string {
 }
 
 // Write writes the report in format f.
-func Write(w io.Writer, d *Dataset, f Format) error {
+func Write(w io.Writer, d *runs.Dataset, f Format) error {
 	switch f {
 	case Markdown:
 		return WriteMarkdown(w, d)
@@ -85,7 +87,7 @@ func Write(w io.Writer, d *Dataset, f Format) error {
 // WriteFile writes the report in format f to the file path, replacing it
 // whole: the report is made in memory first, so that a failure leaves no
 // half-written file (and an older report, if there was one, in place).
-func WriteFile(path string, d *Dataset, f Format) error {
+func WriteFile(path string, d *runs.Dataset, f Format) error {
 	var b bytes.Buffer
 	if err := Write(&b, d, f); err != nil {
 		return err
@@ -116,7 +118,7 @@ func WriteFile(path string, d *Dataset, f Format) error {
 // WriteDir writes the report into directory dir (created if needed) as
 // report.md, report.html, report.json … one file per format (DirFormats
 // when none are given), and returns the paths written.
-func WriteDir(dir string, d *Dataset, formats ...Format) ([]string, error) {
+func WriteDir(dir string, d *runs.Dataset, formats ...Format) ([]string, error) {
 	if len(formats) == 0 {
 		formats = DirFormats
 	}

@@ -12,6 +12,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/pglab/pglab/report/runs"
+
 	"github.com/pglab/pglab/results"
 )
 
@@ -74,7 +76,7 @@ func TestMarkdownContents(t *testing.T) {
 }
 
 func TestCSV(t *testing.T) {
-	d := &Dataset{
+	d := &runs.Dataset{
 		Run:     results.RunRecord{RunInfo: results.RunInfo{ID: "r1"}},
 		Targets: []results.Target{{Name: "pg17", ServerVersion: "17.2"}},
 		Measurements: []results.Measurement{
@@ -153,7 +155,7 @@ func TestJSONMapsNaNToNull(t *testing.T) {
 			results.Measurement{Target: "pg16", Study: "x", Rep: rep, Metric: "m2", Value: 5, Unit: "ms"},
 		)
 	}
-	d := &Dataset{Targets: []results.Target{{Name: "pg16"}, {Name: "pg17"}, {Name: "pg18"}}, Measurements: ms}
+	d := &runs.Dataset{Targets: []results.Target{{Name: "pg16"}, {Name: "pg17"}, {Name: "pg18"}}, Measurements: ms}
 	var b bytes.Buffer
 	if err := WriteJSON(&b, d); err != nil {
 		t.Fatal(err)
@@ -236,7 +238,7 @@ func TestWriteDirAndFile(t *testing.T) {
 		t.Errorf("directory holds %v", names)
 	}
 	// A failing write leaves no file behind.
-	bad := &Dataset{Measurements: []results.Measurement{{Target: "x", Study: "s", Metric: "m", Value: math.NaN()}}}
+	bad := &runs.Dataset{Measurements: []results.Measurement{{Target: "x", Study: "s", Metric: "m", Value: math.NaN()}}}
 	p := filepath.Join(dir, "bad.md")
 	if err := WriteFile(p, bad, Markdown); err == nil {
 		t.Error("a NaN measurement was rendered")
@@ -292,7 +294,7 @@ func TestLoad(t *testing.T) {
 	defer s.Close()
 
 	// No reference: the newest run.
-	d, err := Load(ctx, s)
+	d, err := runs.Load(ctx, s)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -301,7 +303,7 @@ func TestLoad(t *testing.T) {
 	}
 
 	// Two runs: the clashing pg17 gets the runs' short IDs.
-	d, err = Load(ctx, s, "20261130-09", "c3d4")
+	d, err = runs.Load(ctx, s, "20261130-09", "c3d4")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -335,16 +337,16 @@ func TestLoad(t *testing.T) {
 	}
 
 	// Bad references.
-	if _, err := Load(ctx, s, "nosuch"); !errors.Is(err, results.ErrNotFound) {
+	if _, err := runs.Load(ctx, s, "nosuch"); !errors.Is(err, results.ErrNotFound) {
 		t.Errorf("unknown run: %v", err)
 	}
-	if _, err := Load(ctx, s, "2026"); !errors.Is(err, results.ErrAmbiguous) {
+	if _, err := runs.Load(ctx, s, "2026"); !errors.Is(err, results.ErrAmbiguous) {
 		t.Errorf("ambiguous run: %v", err)
 	}
-	if _, err := Load(ctx, s, "a1b2", fixtureRunA); !errors.Is(err, ErrRunTwice) {
+	if _, err := runs.Load(ctx, s, "a1b2", fixtureRunA); !errors.Is(err, runs.ErrRunTwice) {
 		t.Errorf("a run twice: %v", err)
 	}
-	if _, err := Load(ctx, nil); err == nil {
+	if _, err := runs.Load(ctx, nil); err == nil {
 		t.Error("Load without a store")
 	}
 }
@@ -352,7 +354,7 @@ func TestLoad(t *testing.T) {
 // TestEmptyDataset renders a run that measured nothing (a run that failed
 // at once) in every format.
 func TestEmptyDataset(t *testing.T) {
-	for _, d := range []*Dataset{
+	for _, d := range []*runs.Dataset{
 		{},
 		{Run: results.RunRecord{RunInfo: results.RunInfo{ID: "r", Kind: results.KindStudy}, Status: results.StatusFailed, Error: "connect: refused"},
 			Targets: []results.Target{{Name: "pg17"}}},

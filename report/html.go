@@ -5,6 +5,9 @@ import (
 	"html/template"
 	"io"
 	"strings"
+
+	"github.com/pglab/pglab/report/runs"
+	"github.com/pglab/pglab/report/view"
 )
 
 // WriteHTML writes the report as one self-contained HTML page: the
@@ -16,8 +19,8 @@ import (
 // or image is fetched, so it works offline and can be mailed as it is.
 // Tables scroll sideways on a narrow screen and charts scale to its
 // width.
-func WriteHTML(w io.Writer, d *Dataset) error {
-	v, err := buildView(d, Options{})
+func WriteHTML(w io.Writer, d *runs.Dataset) error {
+	v, err := view.Build(d, view.Options{})
 	if err != nil {
 		return err
 	}
@@ -32,8 +35,8 @@ func WriteHTML(w io.Writer, d *Dataset) error {
 // element — the same title, sections, tables and charts — without the
 // page around it, for a page that embeds the report (pglab serve's run
 // and comparison pages) and styles it with HTMLStyle.
-func WriteHTMLFragment(w io.Writer, d *Dataset) error {
-	v, err := buildView(d, Options{})
+func WriteHTMLFragment(w io.Writer, d *runs.Dataset) error {
+	v, err := view.Build(d, view.Options{})
 	if err != nil {
 		return err
 	}
@@ -55,9 +58,9 @@ type htmlChart struct {
 }
 
 // chartsHTML returns a study's charts as SVG.
-func chartsHTML(sv *studyView) []htmlChart {
+func chartsHTML(sv *view.Study) []htmlChart {
 	var out []htmlChart
-	for _, cd := range sv.chartsOf() {
+	for _, cd := range sv.ChartsOf() {
 		// The SVG is made by this package, every text in it escaped.
 		out = append(out, htmlChart{Title: cd.Title, SVG: template.HTML(cd.SVG())})
 	}
@@ -65,7 +68,7 @@ func chartsHTML(sv *studyView) []htmlChart {
 }
 
 // anchor is the id of a study's section.
-func anchor(sv *studyView) string { return "study-" + anchorName(sv.Name) }
+func anchor(sv *view.Study) string { return "study-" + anchorName(sv.Name) }
 
 func anchorName(s string) string {
 	var b strings.Builder
@@ -83,8 +86,8 @@ var pageTemplate = template.Must(template.New("page").Funcs(template.FuncMap{
 	"css":    func() template.CSS { return template.CSS(pageCSS) },
 	"charts": chartsHTML,
 	"anchor": anchor,
-	"marks":  func(m []int) string { return marksText(m) },
-	"sup":    superscript,
+	"marks":  func(m []int) string { return view.MarksText(m) },
+	"sup":    view.Superscript,
 	"inc":    func(i int) int { return i + 1 },
 	"notFirst": func(names []string) []string {
 		if len(names) == 0 {

@@ -14,6 +14,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/pglab/pglab/report/runs"
+
 	"github.com/pglab/pglab/results"
 )
 
@@ -256,14 +258,14 @@ func TestHTMLEscapes(t *testing.T) {
 				Metric: "elapsed_ms", Value: float64(100 * rep), Unit: "ms", Direction: results.DirectionLower})
 		}
 	}
-	d := &Dataset{
+	d := &runs.Dataset{
 		Targets:      []results.Target{{Name: "pg16", Conn: evil}, {Name: evil, ServerVersion: evil, Settings: []results.Setting{{Name: evil, Value: evil}}}},
 		Measurements: ms,
-		Notes: []Note{
+		Notes: []runs.Note{
 			{Study: "vacuum", Case: map[string]string{"update_pct": evil, "index": "yes"}, Target: evil, Text: `<img src=x onerror=alert(2)>`},
 			{Study: "probe", Case: map[string]string{"p": "1"}, Target: "pg16", Text: evil, Outcome: true},
 		},
-		Studies: []StudyInfo{{Name: "vacuum", Title: evil, Cases: []CaseInfo{{Name: evil, Labels: map[string]string{"update_pct": evil, "index": "yes"}}}}},
+		Studies: []runs.StudyInfo{{Name: "vacuum", Title: evil, Cases: []runs.CaseInfo{{Name: evil, Labels: map[string]string{"update_pct": evil, "index": "yes"}}}}},
 	}
 	var b bytes.Buffer
 	if err := WriteHTML(&b, d); err != nil {

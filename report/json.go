@@ -6,6 +6,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/pglab/pglab/report/runs"
+	"github.com/pglab/pglab/report/view"
+
 	"github.com/pglab/pglab/compare"
 	"github.com/pglab/pglab/env"
 	"github.com/pglab/pglab/results"
@@ -25,8 +28,8 @@ const JSONVersion = 1
 // cases, the outcomes of behaviour probes and the notes. Figures that have
 // no value (a median without samples, an interval without bounds, a ratio
 // to zero) are null.
-func WriteJSON(w io.Writer, d *Dataset) error {
-	v, err := buildView(d, Options{})
+func WriteJSON(w io.Writer, d *runs.Dataset) error {
+	v, err := view.Build(d, view.Options{})
 	if err != nil {
 		return err
 	}
@@ -149,7 +152,7 @@ type jsonStudy struct {
 	// the baseline: how much of the spread came from the machine, what
 	// the machine did during the steps, the rounds disturbed by foreign
 	// load, and what would resolve what is unresolved.
-	Noise []noiseFigures `json:"noise,omitempty"`
+	Noise []view.Noise `json:"noise,omitempty"`
 }
 
 // jsonOutput is one text artefact: what the server (or a program) said
@@ -365,8 +368,8 @@ func jtime(t time.Time) *time.Time {
 	return &u
 }
 
-func jsonDocOf(v *view) jsonDoc {
-	d := v.d
+func jsonDocOf(v *view.Report) jsonDoc {
+	d := v.Data
 	doc := jsonDoc{Format: "pglab-report", Version: JSONVersion, Title: v.Title, Alpha: v.Alpha, Generated: "pglab report", Notes: v.Notes}
 	known := map[string]bool{}
 	for _, sv := range v.Studies {
@@ -378,7 +381,7 @@ func jsonDocOf(v *view) jsonDoc {
 		}
 	}
 	doc.Runs = []jsonRun{}
-	for _, r := range d.runs() {
+	for _, r := range d.RunRecords() {
 		jr := jsonRun{ID: r.ID, Kind: string(r.Kind), Status: string(r.Status), Error: r.Error,
 			StartedAt: jtime(r.StartedAt), FinishedAt: jtime(r.FinishedAt), Version: r.Version,
 			Command: r.Command, Host: r.Host}
@@ -390,7 +393,7 @@ func jsonDocOf(v *view) jsonDoc {
 	}
 	doc.Targets = []jsonTarget{}
 	for _, name := range d.TargetNames() {
-		t, _ := d.target(name)
+		t, _ := d.Target(name)
 		jt := jsonTarget{Name: name, Kind: string(t.Kind), Conn: t.Conn, ServerVersion: t.ServerVersion,
 			ServerVersionNum: t.ServerVersionNum, DataChecksums: t.DataChecksums, Settings: t.Settings}
 		if jt.Settings == nil {
@@ -421,8 +424,8 @@ func jsonDocOf(v *view) jsonDoc {
 		for _, m := range f.Measures {
 			study, metric, _ := strings.Cut(m.Key, "\x00")
 			doc.Family.Measures = append(doc.Family.Measures, jsonMeasure{Study: study, Metric: metric, Target: m.Target, Baseline: m.Baseline,
-				Cases: m.Cases, Rounds: m.Units, P: jnum(m.P), RawP: jnum(m.RawP), Q: jnum(m.Q), Passed: m.Passed,
-				RatioEst: jnum(m.RatioEst), RatioLow: jnum(m.RatioLo), RatioHigh: jnum(m.RatioHi),
+				Cases: m.Cases, Rounds: m.Units, P: view.Finite(m.P), RawP: view.Finite(m.RawP), Q: view.Finite(m.Q), Passed: m.Passed,
+				RatioEst: view.Finite(m.RatioEst), RatioLow: view.Finite(m.RatioLo), RatioHigh: view.Finite(m.RatioHi),
 				Outcome: m.Outcome.String(), Verdict: m.Verdict.String(), CaseCalls: m.CaseCalls, MeasureCalls: m.MeasureCalls})
 		}
 	}
@@ -444,13 +447,13 @@ func jsonDocOf(v *view) jsonDoc {
 	return doc
 }
 
-func jsonStudyOf(sv *studyView, d *Dataset) jsonStudy {
+func jsonStudyOf(sv *view.Study, d *runs.Dataset) jsonStudy {
 	js := jsonStudy{Name: sv.Name, Title: sv.Title, Source: sv.Source, Reps: sv.Reps, Targets: sv.Targets,
 		Cases: []jsonCase{}, Metrics: []jsonMetric{}, Warnings: sv.General, LoadRuns: sv.LoadLine, Noise: sv.Noise}
 	if js.Targets == nil {
 		js.Targets = []string{}
 	}
-	if info, ok := d.study(sv.Name); ok {
+	if info, ok := d.Study(sv.Name); ok {
 		js.Params, js.Settings, js.Version = info.Params, info.Settings, info.Version
 	}
 	if len(sv.Targets) > 1 {
@@ -464,11 +467,11 @@ func jsonStudyOf(sv *studyView, d *Dataset) jsonStudy {
 	byMetric := map[string][]*compare.Result{}
 	var metricOrder []string
 	for _, c := range sv.Cases {
-		js.Cases = append(js.Cases, jsonCase{Name: c.Name, Labels: nonNil(c.Labels), Key: c.Key, Impact: jnum(c.Impact)})
+		js.Cases = append(js.Cases, jsonCase{Name: c.Name, Labels: nonNil(c.Labels), Key: c.Key, Impact: view.Finite(c.Impact)})
 	}
 	for _, c := range sv.Cases {
-		for _, mg := range sv.caseGroup(c.Key).Metrics {
-			res := sv.res[c.Key][mg.Name]
+		for _, mg := range sv.CaseGroup(c.Key).Metrics {
+			res := sv.Results[c.Key][mg.Name]
 			if res == nil {
 				continue
 			}
@@ -492,10 +495,10 @@ func jsonStudyOf(sv *studyView, d *Dataset) jsonStudy {
 		for _, t := range g.Targets {
 			gt := jsonGeomeanTarget{Target: t.Target, Cases: t.Cases, Delta: t.Delta, Warnings: t.Warnings}
 			if t.HasValue {
-				gt.Value = jnum(t.Value)
+				gt.Value = view.Finite(t.Value)
 			}
 			if t.HasRatio {
-				gt.Ratio, gt.Percent = jnum(t.Ratio), jnum(t.Percent)
+				gt.Ratio, gt.Percent = view.Finite(t.Ratio), view.Finite(t.Percent)
 			}
 			jg.Targets = append(jg.Targets, gt)
 		}
@@ -540,29 +543,29 @@ func jsonMetricOf(caseName string, res *compare.Result, primary bool) jsonMetric
 			vals = []float64{}
 		}
 		jm.Summaries = append(jm.Summaries, jsonSummary{
-			Target: s.Target, N: s.N, Values: vals, Median: jnum(s.Center), CILow: jnum(s.Lo), CIHigh: jnum(s.Hi),
-			Confidence: jnum(s.Confidence), Min: jnum(s.Min), Max: jnum(s.Max),
-			Text: formatSummary(s, res.Metric), Warnings: s.Warnings,
+			Target: s.Target, N: s.N, Values: vals, Median: view.Finite(s.Center), CILow: view.Finite(s.Lo), CIHigh: view.Finite(s.Hi),
+			Confidence: view.Finite(s.Confidence), Min: view.Finite(s.Min), Max: view.Finite(s.Max),
+			Text: view.FormatSummary(s, res.Metric), Warnings: s.Warnings,
 		})
 	}
 	for _, c := range res.Changes {
-		jc := jsonChange{Target: c.Target, Baseline: c.Baseline, BaseMedian: jnum(c.BaseCenter), Median: jnum(c.Center),
-			Ratio: jnum(c.Ratio), Percent: jnum(c.Percent), NBaseline: c.N1, N: c.N2, Alpha: c.Alpha,
-			Significant: c.Significant, Verdict: c.Verdict.String(), Text: changeText(c), Detail: c.Detail(),
+		jc := jsonChange{Target: c.Target, Baseline: c.Baseline, BaseMedian: view.Finite(c.BaseCenter), Median: view.Finite(c.Center),
+			Ratio: view.Finite(c.Ratio), Percent: view.Finite(c.Percent), NBaseline: c.N1, N: c.N2, Alpha: c.Alpha,
+			Significant: c.Significant, Verdict: c.Verdict.String(), Text: view.ChangeText(c), Detail: c.Detail(),
 			Stats: c.Stats, Warnings: c.Warnings}
 		if !res.Metric.Exact {
-			jc.P = jnum(c.P)
+			jc.P = view.Finite(c.P)
 		}
-		jc.Q, jc.InFamily, jc.Called, jc.Outcome = jnum(c.Q), c.InFamily, c.Called, c.Outcome.String()
-		jc.MDEPercent, jc.Floor, jc.BelowFloor = jnum(c.MDEPercent), c.Floor*100, c.BelowFloor
-		jc.RatioEst, jc.RatioLow, jc.RatioHigh, jc.RatioConf = jnum(c.RatioEst), jnum(c.RatioLo), jnum(c.RatioHi), jnum(c.RatioConfidence)
+		jc.Q, jc.InFamily, jc.Called, jc.Outcome = view.Finite(c.Q), c.InFamily, c.Called, c.Outcome.String()
+		jc.MDEPercent, jc.Floor, jc.BelowFloor = view.Finite(c.MDEPercent), c.Floor*100, c.BelowFloor
+		jc.RatioEst, jc.RatioLow, jc.RatioHigh, jc.RatioConf = view.Finite(c.RatioEst), view.Finite(c.RatioLo), view.Finite(c.RatioHi), view.Finite(c.RatioConfidence)
 		if c.Looks > 0 {
-			jc.Looks, jc.LookN, jc.RawP, jc.SameLookN = c.Looks, c.Look, jnum(c.RawP), c.SameLook
+			jc.Looks, jc.LookN, jc.RawP, jc.SameLookN = c.Looks, c.Look, view.Finite(c.RawP), c.SameLook
 		}
 		jc.Pairs, jc.Level, jc.RoundsNeeded, jc.DisturbedRounds = c.Pairs, c.Level.String(), c.RoundsNeeded, c.Disturbed
 		if c.Pairs > 0 {
 			jc.Measure = verdict.MeasureMetric(c.Measure)
-			jc.SpreadRound, jc.SpreadSide, jc.SideCorrelation = jnum(c.SpreadRound), jnum(c.SpreadSide), jnum(c.SideCorrelation)
+			jc.SpreadRound, jc.SpreadSide, jc.SideCorrelation = view.Finite(c.SpreadRound), view.Finite(c.SpreadSide), view.Finite(c.SideCorrelation)
 		}
 		jm.Changes = append(jm.Changes, jc)
 	}
@@ -577,27 +580,27 @@ func nonNil(m map[string]string) map[string]string {
 }
 
 // caseName is the study's name for a case.
-func caseName(sv *studyView, labels map[string]string) string {
+func caseName(sv *view.Study, labels map[string]string) string {
 	key := results.CaseKey(labels)
 	for _, c := range sv.Cases {
 		if c.Key == key {
 			return c.Name
 		}
 	}
-	return CaseTitle(labels)
+	return runs.CaseTitle(labels)
 }
 
 // jsonTime is the split of a run's wall time, nil when it stored none.
-func jsonTime(v *view, runID string) *jsonRunTime {
-	for _, rt := range v.d.Timings {
+func jsonTime(v *view.Report, runID string) *jsonRunTime {
+	for _, rt := range v.Data.Timings {
 		if rt.Run != runID {
 			continue
 		}
 		jt := &jsonRunTime{ServersMS: ms(rt.Servers), Studies: rt.Studies}
 		for _, r := range v.Times {
 			if r.Study == "whole run" && (r.Run == "" || r.Run == runID) {
-				jt.WallMS, jt.MeasuredMS, jt.ResetMS, jt.WaitMS = ms(r.tookDur), ms(r.measuredDur), ms(r.resetDur), ms(r.waitDur)
-				jt.SetupMS = ms(max(0, r.tookDur-r.measuredDur-r.resetDur-r.waitDur))
+				jt.WallMS, jt.MeasuredMS, jt.ResetMS, jt.WaitMS = ms(r.TookDur), ms(r.MeasuredDur), ms(r.ResetDur), ms(r.WaitDur)
+				jt.SetupMS = ms(max(0, r.TookDur-r.MeasuredDur-r.ResetDur-r.WaitDur))
 			}
 		}
 		return jt
@@ -608,13 +611,13 @@ func jsonTime(v *view, runID string) *jsonRunTime {
 func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
 
 // jsonRepsOf is the repetitions for report.json, nil for fixed counts.
-func jsonRepsOf(v *view) *jsonReps {
-	e := v.d.repsExtra()
+func jsonRepsOf(v *view.Report) *jsonReps {
+	e := v.Data.RepsExtra()
 	if v.Reps.Rule == "" || e.Design == nil {
 		return nil
 	}
-	j := &jsonReps{Rule: v.Reps.Rule, Looks: e.Design.Looks, Family: e.Design.Family, Budget: e.Budget, Studies: v.d.Reps}
-	for _, sr := range v.d.Reps {
+	j := &jsonReps{Rule: v.Reps.Rule, Looks: e.Design.Looks, Family: e.Design.Family, Budget: e.Budget, Studies: v.Data.Reps}
+	for _, sr := range v.Data.Reps {
 		for _, c := range sr.Cases {
 			if c.Reason == compare.StopBudget {
 				j.UnresolvedByBudget = append(j.UnresolvedByBudget, sr.Study+" · "+c.Name)

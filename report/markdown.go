@@ -5,6 +5,9 @@ import (
 	"fmt"
 	"io"
 	"strings"
+
+	"github.com/pglab/pglab/report/runs"
+	"github.com/pglab/pglab/report/view"
 )
 
 // WriteMarkdown writes the report as Markdown (GitHub-flavoured tables):
@@ -15,14 +18,14 @@ import (
 // target with its verdict and test figures), a table of the further
 // metrics, the matrix of a behaviour probe, footnotes for warnings and
 // notes, and a closing section on how to read the figures.
-func WriteMarkdown(w io.Writer, d *Dataset) error {
-	return WriteMarkdownOpts(w, d, Options{})
+func WriteMarkdown(w io.Writer, d *runs.Dataset) error {
+	return WriteMarkdownOpts(w, d, view.Options{})
 }
 
 // WriteMarkdownOpts is WriteMarkdown with options: Brief is what compare
 // prints on the terminal.
-func WriteMarkdownOpts(w io.Writer, d *Dataset, o Options) error {
-	v, err := buildView(d, o)
+func WriteMarkdownOpts(w io.Writer, d *runs.Dataset, o view.Options) error {
+	v, err := view.Build(d, o)
 	if err != nil {
 		return err
 	}
@@ -31,7 +34,7 @@ func WriteMarkdownOpts(w io.Writer, d *Dataset, o Options) error {
 	return bw.Flush()
 }
 
-func writeReportMarkdown(v *view, w *bufio.Writer) {
+func writeReportMarkdown(v *view.Report, w *bufio.Writer) {
 	fmt.Fprintf(w, "# %s\n\n", mdText(v.Title))
 	fmt.Fprintf(w, "%s\n", mdText(v.Subtitle()))
 
@@ -78,8 +81,8 @@ func writeReportMarkdown(v *view, w *bufio.Writer) {
 			fmt.Fprintf(w, "- %s\n", mdText(n))
 		}
 	}
-	if v.brief {
-		fmt.Fprintf(w, "\n%s\n", mdText(v.howToReadBrief()))
+	if v.Brief {
+		fmt.Fprintf(w, "\n%s\n", mdText(v.HowToReadBrief()))
 		return
 	}
 	fmt.Fprintf(w, "\n## How to read this\n\n")
@@ -88,7 +91,7 @@ func writeReportMarkdown(v *view, w *bufio.Writer) {
 	}
 }
 
-func writeSetupMarkdown(v *view, w *bufio.Writer) {
+func writeSetupMarkdown(v *view.Report, w *bufio.Writer) {
 	fmt.Fprintf(w, "\n## Setup\n\n")
 	if len(v.Targets) > 0 {
 		head := []string{""}
@@ -156,12 +159,12 @@ func writeSetupMarkdown(v *view, w *bufio.Writer) {
 			}
 		}
 	}
-	if !v.brief {
+	if !v.Brief {
 		writeTimesMarkdown(v, w)
 	}
 }
 
-func writeStudyMarkdown(sv *studyView, w *bufio.Writer) {
+func writeStudyMarkdown(sv *view.Study, w *bufio.Writer) {
 	fmt.Fprintf(w, "\n## %s\n\n", mdText(sv.Heading()))
 	if a := sv.About(); a != "" {
 		fmt.Fprintf(w, "%s\n", mdText(a))
@@ -193,14 +196,14 @@ func writeStudyMarkdown(sv *studyView, w *bufio.Writer) {
 		}
 	}
 	for _, g := range sv.Texts {
-		if g.Markdown && !sv.brief {
+		if g.Markdown && !sv.Brief {
 			writeTextGroupMarkdown(g, w)
 		}
 	}
-	if sv.brief && len(sv.Tables) > 1 {
+	if sv.Brief && len(sv.Tables) > 1 {
 		// One table of the primary metrics, case by case.
 		fmt.Fprintln(w)
-		writeTableMarkdown(sv, w, sv.primaryByCase(), true)
+		writeTableMarkdown(sv, w, sv.PrimaryByCase(), true)
 	} else {
 		for _, t := range sv.Tables {
 			fmt.Fprintf(w, "\n### %s\n\n", mdText(t.Head))
@@ -216,10 +219,10 @@ func writeStudyMarkdown(sv *studyView, w *bufio.Writer) {
 		writeTableMarkdown(sv, w, sv.Others, true)
 	}
 	general := sv.General
-	if sv.brief {
+	if sv.Brief {
 		general = nil
 		for _, g := range sv.General {
-			if !sv.common[g] {
+			if !sv.Common[g] {
 				general = append(general, g)
 			}
 		}
@@ -231,7 +234,7 @@ func writeStudyMarkdown(sv *studyView, w *bufio.Writer) {
 		fmt.Fprintf(w, "- Every figure above: %s\n", mdText(g))
 	}
 	for i, f := range sv.Foot {
-		fmt.Fprintf(w, "- %s %s\n", superscript(i+1), mdText(f))
+		fmt.Fprintf(w, "- %s %s\n", view.Superscript(i+1), mdText(f))
 	}
 	if len(sv.Notes) > 0 {
 		fmt.Fprintf(w, "\nNotes:\n\n")
@@ -239,12 +242,12 @@ func writeStudyMarkdown(sv *studyView, w *bufio.Writer) {
 			fmt.Fprintf(w, "- %s\n", mdText(n))
 		}
 	}
-	if l := sv.leftOut(); l != "" {
+	if l := sv.LeftOut(); l != "" {
 		fmt.Fprintf(w, "\n%s\n", mdText(l))
 	}
 }
 
-func writeTableMarkdown(sv *studyView, w *bufio.Writer, t *metricTable, withMetric bool) {
+func writeTableMarkdown(sv *view.Study, w *bufio.Writer, t *view.Table, withMetric bool) {
 	head := sv.TableHead(withMetric)
 	mdRow(w, head...)
 	mdRule(w, len(head))
@@ -267,13 +270,13 @@ func writeTableMarkdown(sv *studyView, w *bufio.Writer, t *metricTable, withMetr
 }
 
 // mdCell formats a cell: bold for a significant change, marks after.
-func mdCell(c cell) string {
+func mdCell(c view.Cell) string {
 	t := mdText(c.Text)
 	if c.Class == "better" || c.Class == "worse" || c.Class == "changed" {
 		t = "**" + t + "**"
 	}
 	if len(c.Marks) > 0 {
-		t += " " + marksText(c.Marks)
+		t += " " + view.MarksText(c.Marks)
 	}
 	return t
 }
@@ -349,7 +352,7 @@ func mdCode(s string) string {
 }
 
 // writeTimesMarkdown writes the split of wall time under the setup.
-func writeTimesMarkdown(v *view, w *bufio.Writer) {
+func writeTimesMarkdown(v *view.Report, w *bufio.Writer) {
 	if len(v.Times) == 0 {
 		return
 	}
@@ -357,9 +360,9 @@ func writeTimesMarkdown(v *view, w *bufio.Writer) {
 	head := v.TimeHead()
 	mdRow(w, head...)
 	mdRule(w, len(head))
-	resets := v.splitsResets()
+	resets := v.SplitsResets()
 	for _, r := range v.Times {
-		mdRow(w, r.cells(resets)...)
+		mdRow(w, r.Cells(resets)...)
 	}
 	if len(v.DataLines) > 0 {
 		fmt.Fprintf(w, "\nData (how each study's data came to the servers, and what a load cost; a reset gives a repetition fresh data):\n\n")
@@ -372,7 +375,7 @@ func writeTimesMarkdown(v *view, w *bufio.Writer) {
 // writeRepsMarkdown writes the repetitions into the setup: the rule, a
 // line with each study's counts, what the budget left, and (not brief) a
 // row per case.
-func writeRepsMarkdown(v *view, w *bufio.Writer) {
+func writeRepsMarkdown(v *view.Report, w *bufio.Writer) {
 	r := v.Reps
 	if r.Rule == "" {
 		return
@@ -384,7 +387,7 @@ func writeRepsMarkdown(v *view, w *bufio.Writer) {
 	if r.Budget != "" {
 		fmt.Fprintf(w, "- **Budget:** %s\n", mdText(r.Budget))
 	}
-	if v.brief || len(r.Rows) == 0 {
+	if v.Brief || len(r.Rows) == 0 {
 		return
 	}
 	fmt.Fprintf(w, "\n| study | case | repetitions | stopped because |\n|---|---|---|---|\n")
@@ -404,7 +407,7 @@ func mdFence(body string) string {
 
 // writeReportMarkdown writes the texts as a subsection: per case, each distinct
 // text in a code block after the targets that said it.
-func writeTextGroupMarkdown(g textGroup, w *bufio.Writer) {
+func writeTextGroupMarkdown(g view.TextGroup, w *bufio.Writer) {
 	fmt.Fprintf(w, "\n### %s\n", mdText(g.Head))
 	for _, c := range g.Cases {
 		fmt.Fprintf(w, "\n**%s**\n", mdText(c.Case.Name))

@@ -6,6 +6,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/pglab/pglab/report/runs"
+	"github.com/pglab/pglab/report/view"
+
 	"github.com/pglab/pglab/results"
 	"github.com/pglab/pglab/verdict"
 )
@@ -15,7 +18,7 @@ import (
 // round 3 of case "a" had another process take 70 % of the CPUs on pg17's
 // side (and its time doubled there), and the WAL sync time, which the
 // load moves too, is a small part of the time.
-func noisyCommit() *Dataset {
+func noisyCommit() *runs.Dataset {
 	p := &results.Presentation{
 		Labels: []results.LabelColumn{{Key: "tx", Head: "transactions"}},
 		Primary: []results.MetricHead{
@@ -23,8 +26,8 @@ func noisyCommit() *Dataset {
 			{Metric: "wal_sync_ms", Head: "WAL sync time", PartOf: "elapsed_ms"},
 		},
 	}
-	d := &Dataset{Targets: []results.Target{{Name: "pg16"}, {Name: "pg17"}},
-		Studies: []StudyInfo{{Name: "commit", Version: 2, Presentation: p, Reps: 6}}}
+	d := &runs.Dataset{Targets: []results.Target{{Name: "pg16"}, {Name: "pg17"}},
+		Studies: []runs.StudyInfo{{Name: "commit", Version: 2, Presentation: p, Reps: 6}}}
 	load := []float64{1, 1.4, 0.9, 1.2, 1.6, 1.1}
 	for _, tx := range []string{"a", "b"} {
 		labels := map[string]string{"tx": tx}
@@ -71,7 +74,7 @@ func TestDisturbedRounds(t *testing.T) {
 	}
 	var doc struct {
 		Studies []struct {
-			Noise   []noiseFigures `json:"noise"`
+			Noise   []view.Noise `json:"noise"`
 			Metrics []struct {
 				Case    string `json:"case"`
 				Metric  string `json:"metric"`

@@ -16,6 +16,8 @@ import (
 	"github.com/pglab/pglab/pgserver"
 	"github.com/pglab/pglab/pgserver/pgtest"
 	"github.com/pglab/pglab/report"
+	"github.com/pglab/pglab/report/runs"
+	"github.com/pglab/pglab/report/view"
 	"github.com/pglab/pglab/results"
 	"github.com/pglab/pglab/study"
 )
@@ -103,12 +105,12 @@ func TestNewStudyIsOneFile(t *testing.T) {
 	}
 
 	inst := pgtest.New(t, pgtest.Options{})
-	runs, err := lab.Studies([]string{"series-count"}, []string{"sizes=1000,20000"}, false)
+	studyRuns, err := lab.Studies([]string{"series-count"}, []string{"sizes=1000,20000"}, false)
 	if err != nil {
 		t.Fatal(err)
 	}
 	storePath := filepath.Join(t.TempDir(), "results.db")
-	spec := &lab.Spec{Studies: runs, Alpha: 0.05, CacheLimit: -1}
+	spec := &lab.Spec{Studies: studyRuns, Alpha: 0.05, CacheLimit: -1}
 	args := lab.Args{Targets: []string{"a=" + pgtest.CreateDB(t, inst), "b=" + pgtest.CreateDB(t, inst)}, Checksums: "off", Store: storePath}
 	if err := args.Fill(spec); err != nil {
 		t.Fatal(err)
@@ -130,7 +132,7 @@ func TestNewStudyIsOneFile(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer st.Close()
-	d, err := report.Load(ctx, st, res.RunID)
+	d, err := runs.Load(ctx, st, res.RunID)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -141,7 +143,7 @@ func TestNewStudyIsOneFile(t *testing.T) {
 		t.Errorf("--reps auto did not choose the study's repetitions from its presentation: %+v", d.Reps)
 	}
 	var b bytes.Buffer
-	if err := report.WriteMarkdownOpts(&b, d, report.Options{}); err != nil {
+	if err := report.WriteMarkdownOpts(&b, d, view.Options{}); err != nil {
 		t.Fatal(err)
 	}
 	md := b.String()

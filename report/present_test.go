@@ -9,6 +9,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/pglab/pglab/report/runs"
+	"github.com/pglab/pglab/report/view"
+
 	"github.com/pglab/pglab/results"
 	"github.com/pglab/pglab/study"
 	_ "github.com/pglab/pglab/study/studies"
@@ -16,7 +19,7 @@ import (
 )
 
 // renderAll renders a dataset in every format, brief and in full.
-func renderAll(t *testing.T, d *Dataset) map[string]string {
+func renderAll(t *testing.T, d *runs.Dataset) map[string]string {
 	t.Helper()
 	out := map[string]string{}
 	for _, f := range []Format{Markdown, HTML, JSON, CSV, Text} {
@@ -27,7 +30,7 @@ func renderAll(t *testing.T, d *Dataset) map[string]string {
 		out[string(f)] = b.String()
 	}
 	var b bytes.Buffer
-	if err := WriteMarkdownOpts(&b, d, Options{Brief: true}); err != nil {
+	if err := WriteMarkdownOpts(&b, d, view.Options{Brief: true}); err != nil {
 		t.Fatal(err)
 	}
 	out["brief md"] = b.String()
@@ -40,10 +43,10 @@ func renderAll(t *testing.T, d *Dataset) map[string]string {
 // keeps none, at version 1). A study whose presentation changed since
 // (version 2 and later: commit and tps added the server's CPU per
 // operation) stores its first version's, the legacy table's.
-func withStoredPresentations(t *testing.T, d *Dataset) *Dataset {
+func withStoredPresentations(t *testing.T, d *runs.Dataset) *runs.Dataset {
 	t.Helper()
 	nd := *d
-	nd.Studies = append([]StudyInfo(nil), d.Studies...)
+	nd.Studies = append([]runs.StudyInfo(nil), d.Studies...)
 	for i := range nd.Studies {
 		si := &nd.Studies[i]
 		si.Version, si.Presentation = 1, nil
@@ -51,7 +54,7 @@ func withStoredPresentations(t *testing.T, d *Dataset) *Dataset {
 		switch {
 		case err != nil:
 		case st.Info().Version > 1:
-			p := legacyPresentations[si.Name]
+			p := runs.LegacyPresentations[si.Name]
 			si.Presentation = &p
 		default:
 			si.Version, si.Presentation = st.Info().Version, st.Info().Presentation
@@ -78,7 +81,7 @@ func withoutVersions(t *testing.T, doc string) string {
 // sameRendering checks that old, a dataset of runs stored before studies
 // carried their presentations, renders in every format as its studies'
 // own presentations render it.
-func sameRendering(t *testing.T, old *Dataset) {
+func sameRendering(t *testing.T, old *runs.Dataset) {
 	t.Helper()
 	before := renderAll(t, old)
 	now := withStoredPresentations(t, old)
@@ -127,8 +130,8 @@ func TestStoredPresentationsRenderAsBefore(t *testing.T) {
 }
 
 // tuneDataset is a tune study's figures on its defaults and tuned servers.
-func tuneDataset() *Dataset {
-	d := &Dataset{Targets: []results.Target{{Name: "defaults"}, {Name: "tuned"}}}
+func tuneDataset() *runs.Dataset {
+	d := &runs.Dataset{Targets: []results.Target{{Name: "defaults"}, {Name: "tuned"}}}
 	c := map[string]string{"clients": "30"}
 	for rep := 1; rep <= 5; rep++ {
 		for i, tg := range []string{"defaults", "tuned"} {
@@ -137,17 +140,17 @@ func tuneDataset() *Dataset {
 				results.Measurement{Target: tg, Study: "tune", Case: c, Rep: rep, Metric: "tps", Value: 1000 * f, Unit: "tps", Direction: results.DirectionHigher},
 				results.Measurement{Target: tg, Study: "tune", Case: c, Rep: rep, Metric: "latency_avg_ms", Value: 30 / f, Unit: "ms", Direction: results.DirectionLower},
 				results.Measurement{Target: tg, Study: "tune", Case: c, Rep: rep, Metric: "latency_p50_ms", Value: 28 / f, Unit: "ms", Direction: results.DirectionLower})
-			d.Outputs = append(d.Outputs, Output{Study: "tune", Case: c, Target: tg, Rep: rep, Name: results.SummaryArtefact, Body: "tps = 1000"})
+			d.Outputs = append(d.Outputs, runs.Output{Study: "tune", Case: c, Target: tg, Rep: rep, Name: results.SummaryArtefact, Body: "tps = 1000"})
 		}
 	}
-	d.Studies = []StudyInfo{{Name: "tune", Title: "PGTune", Reps: 5, Cases: []CaseInfo{{Name: "30 clients", Labels: c}}}}
+	d.Studies = []runs.StudyInfo{{Name: "tune", Title: "PGTune", Reps: 5, Cases: []runs.CaseInfo{{Name: "30 clients", Labels: c}}}}
 	return d
 }
 
 // replayDataset is a replay's figures per query fingerprint on two
 // servers, with a plan that differs.
-func replayDataset() *Dataset {
-	d := &Dataset{Targets: []results.Target{{Name: "pg16"}, {Name: "pg17"}}}
+func replayDataset() *runs.Dataset {
+	d := &runs.Dataset{Targets: []results.Target{{Name: "pg16"}, {Name: "pg17"}}}
 	queries := []map[string]string{
 		{"query": "SELECT * FROM t WHERE id = $1", "fingerprint": "a1"},
 		{"query": "UPDATE t SET v = $1 WHERE id = $2", "fingerprint": "b2"},
@@ -166,8 +169,8 @@ func replayDataset() *Dataset {
 			}
 		}
 	}
-	d.Outputs = append(d.Outputs, Output{Study: "replay", Case: queries[1], Target: "pg17", Rep: 1, Name: "plan", Body: "Update on t\n  -> Seq Scan on t"})
-	d.Studies = []StudyInfo{{Name: "replay", Title: "your workload", Reps: 4, Cases: []CaseInfo{{Name: "round", Labels: map[string]string{"round": "1"}}}}}
+	d.Outputs = append(d.Outputs, runs.Output{Study: "replay", Case: queries[1], Target: "pg17", Rep: 1, Name: "plan", Body: "Update on t\n  -> Seq Scan on t"})
+	d.Studies = []runs.StudyInfo{{Name: "replay", Title: "your workload", Reps: 4, Cases: []runs.CaseInfo{{Name: "round", Labels: map[string]string{"round": "1"}}}}}
 	return d
 }
 
@@ -183,7 +186,7 @@ func TestReportReadsStoredPresentation(t *testing.T) {
 		Titles:  map[string]string{"tps": "transactions per second, as stored"},
 	}
 	var b bytes.Buffer
-	if err := WriteMarkdownOpts(&b, d, Options{}); err != nil {
+	if err := WriteMarkdownOpts(&b, d, view.Options{}); err != nil {
 		t.Fatal(err)
 	}
 	md := b.String()
@@ -204,7 +207,7 @@ func TestReportReadsStoredPresentation(t *testing.T) {
 
 	d.Studies[0].Presentation = nil // stored without one
 	b.Reset()
-	if err := WriteMarkdownOpts(&b, d, Options{}); err != nil {
+	if err := WriteMarkdownOpts(&b, d, view.Options{}); err != nil {
 		t.Fatal(err)
 	}
 	if md := b.String(); !strings.Contains(md, "| 30 | latency, p50 |") || strings.Contains(md, "Further metrics") || strings.Contains(md, "Median latency, as stored") {
@@ -221,13 +224,13 @@ func TestReportReadsStoredPresentation(t *testing.T) {
 // of the studies as report knew them, for runs stored before: every
 // study of then, and one that holds together.
 func TestLegacyPresentationsFrozen(t *testing.T) {
-	for n, p := range legacyPresentations {
+	for n, p := range runs.LegacyPresentations {
 		if err := p.Check(); err != nil {
 			t.Errorf("%s: %v", n, err)
 		}
 	}
 	want := []string{"commit", "copy-errors", "copy-out", "replay", "seqscan", "tps", "tune", "vacuum"}
-	if got := slices.Sorted(maps.Keys(legacyPresentations)); !slices.Equal(got, want) {
+	if got := slices.Sorted(maps.Keys(runs.LegacyPresentations)); !slices.Equal(got, want) {
 		t.Errorf("legacy studies %v, want %v", got, want)
 	}
 }
@@ -235,13 +238,13 @@ func TestLegacyPresentationsFrozen(t *testing.T) {
 // TestStudyVersionsDiffer: runs side by side that ran different versions
 // of a study say so; a run stored before versions says nothing.
 func TestStudyVersionsDiffer(t *testing.T) {
-	d := &Dataset{}
-	d.addStudy(StudyInfo{Name: "tps", Version: 1}, "a")
-	d.addStudy(StudyInfo{Name: "tps", Version: 0}, "b")
+	d := &runs.Dataset{}
+	d.AddStudy(runs.StudyInfo{Name: "tps", Version: 1}, "a")
+	d.AddStudy(runs.StudyInfo{Name: "tps", Version: 0}, "b")
 	if len(d.Notes) != 0 {
 		t.Errorf("a run without versions: notes %v", d.Notes)
 	}
-	d.addStudy(StudyInfo{Name: "tps", Version: 2}, "c")
+	d.AddStudy(runs.StudyInfo{Name: "tps", Version: 2}, "c")
 	if len(d.Notes) != 1 || !strings.Contains(d.Notes[0].Text, "run c ran version 2 of this study, the first run version 1") {
 		t.Errorf("notes %v", d.Notes)
 	}

@@ -5,6 +5,8 @@ import (
 	"strconv"
 	"testing"
 
+	"github.com/pglab/pglab/report/runs"
+
 	"github.com/pglab/pglab/results"
 	"github.com/pglab/pglab/study"
 	_ "github.com/pglab/pglab/study/studies"
@@ -38,9 +40,9 @@ type replayFP struct {
 // insert that failed as at capture (23503), a call of a function 17 does
 // not have (42883 on 17 only), a customer insert that failed in every
 // round because the data is newer than the log (not compared).
-func replayGolden(p *results.Presentation) *Dataset {
+func replayGolden(p *results.Presentation) *runs.Dataset {
 	conditions := map[string]string{"23503": "foreign_key_violation", "42883": "undefined_function", "23505": "unique_violation"}
-	d := &Dataset{Targets: []results.Target{{Name: "pg16", ServerVersion: "16.4"}, {Name: "pg17", ServerVersion: "17.2"}}}
+	d := &runs.Dataset{Targets: []results.Target{{Name: "pg16", ServerVersion: "16.4"}, {Name: "pg17", ServerVersion: "17.2"}}}
 	fps := []replayFP{
 		{query: "select title, rental_rate from film where film_id = $1", id: "f1", median: 0.20, f17: 0.88, calls: 3000},
 		{query: "select date_trunc($1, payment_date) m, sum(amount) from payment where payment_date >= $2 group by …", id: "f2", median: 4.0, f17: 7, calls: 4, planDiffers: true},
@@ -82,7 +84,7 @@ func replayGolden(p *results.Presentation) *Dataset {
 		}
 	}
 	note := func(tg string, c map[string]string, metric, text string) {
-		d.Notes = append(d.Notes, Note{Study: "replay", Case: c, Target: tg, Metric: metric, Text: text})
+		d.Notes = append(d.Notes, runs.Note{Study: "replay", Case: c, Target: tg, Metric: metric, Text: text})
 	}
 	for k, fp := range fps {
 		c := map[string]string{"query": fp.query, "fingerprint": fp.id}
@@ -102,18 +104,18 @@ func replayGolden(p *results.Presentation) *Dataset {
 		if fp.planDiffers {
 			note("pg17", c, "median_ms", "plan differs from pg16's: Index Scan using payment_date_idx on payment → Seq Scan on payment")
 			d.Outputs = append(d.Outputs,
-				Output{Study: "replay", Case: c, Target: "pg16", Rep: 1, Name: "plan", Body: "Sort\n  HashAggregate\n    Index Scan using payment_date_idx on payment"},
-				Output{Study: "replay", Case: c, Target: "pg17", Rep: 1, Name: "plan", Body: "Sort\n  HashAggregate\n    Seq Scan on payment"})
+				runs.Output{Study: "replay", Case: c, Target: "pg16", Rep: 1, Name: "plan", Body: "Sort\n  HashAggregate\n    Index Scan using payment_date_idx on payment"},
+				runs.Output{Study: "replay", Case: c, Target: "pg17", Rep: 1, Name: "plan", Body: "Sort\n  HashAggregate\n    Seq Scan on payment"})
 		}
 	}
 	for _, tg := range []string{"pg16", "pg17"} {
 		note(tg, nil, "", "data against the log: 1 fingerprint («insert into customer (first_name, last_name, email) values ($1, $2, $3) returning customer_id») failed in most rounds where it had succeeded at capture (mostly 23505 unique_violation × 8): the rows they write exist already, so the data is likely newer than the log (taken after part of the logged work ran); shown, not compared")
 	}
 	note("pg17", nil, "", "compared with pg16: plans differ for 1 fingerprint, results for 0 read-only fingerprints, errors on one side only for 1 fingerprint")
-	d.Studies = []StudyInfo{{Name: "replay", Title: "your workload, replayed per query fingerprint", Source: "captured from your server's log with pglab capture",
+	d.Studies = []runs.StudyInfo{{Name: "replay", Title: "your workload, replayed per query fingerprint", Source: "captured from your server's log with pglab capture",
 		Version: 2, Presentation: p, Reps: 8,
 		Params: map[string]string{"mode": "timed", "speed": "1", "workload": "shop.workload", "data": "shop.sql"},
-		Cases:  []CaseInfo{{Name: "replay of shop.workload", Labels: whole}}}}
+		Cases:  []runs.CaseInfo{{Name: "replay of shop.workload", Labels: whole}}}}
 	return d
 }
 

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/pglab/pglab/report/runs"
+
 	"github.com/pglab/pglab/results"
 )
 
@@ -13,8 +15,8 @@ import (
 // "95 % + index" stopped at 8 (VACUUM 2× faster on pg17, WAL the same),
 // "5 % + index" ran to the cap of 10 with its time unresolved, and "50 %
 // + index" stopped at 8 for the budget.
-func autoDataset() *Dataset {
-	d := &Dataset{
+func autoDataset() *runs.Dataset {
+	d := &runs.Dataset{
 		Run: results.RunRecord{RunInfo: results.RunInfo{ID: "20261202-100000-auto", Kind: results.KindCompare,
 			Extra: json.RawMessage(`{"alpha":0.05,"reps":"auto","design":{"looks":[8,10],"family":8,"alpha":0.05},"budget":"30m0s"}`)}},
 		Targets: []results.Target{{Name: "pg16"}, {Name: "pg17"}},
@@ -116,8 +118,8 @@ func TestReportSaysHowRepsWereChosen(t *testing.T) {
 }
 
 func TestReportSaysHowLoadRunsWereSized(t *testing.T) {
-	d := &Dataset{Targets: []results.Target{{Name: "pg16"}, {Name: "pg17"}},
-		Studies: []StudyInfo{{Name: "tps", Params: map[string]string{"precision": "1"}}}}
+	d := &runs.Dataset{Targets: []results.Target{{Name: "pg16"}, {Name: "pg17"}},
+		Studies: []runs.StudyInfo{{Name: "tps", Params: map[string]string{"precision": "1"}}}}
 	for i, w := range []struct{ measured, ci, precise float64 }{{12, 0.9, 1}, {15, 0.8, 1}, {60, 2.5, 0}, {14, 0.7, 1}} {
 		for _, m := range []results.Measurement{
 			{Metric: "tps", Value: 1000, Unit: "tps"},
@@ -131,7 +133,7 @@ func TestReportSaysHowLoadRunsWereSized(t *testing.T) {
 		}
 	}
 	want := "Load runs: the first 5 s of each run left out of its figures (warm-up); measured 14 s (median, 12 s–60 s); mean throughput to ±0.85 % (median half-width of its 95 % interval, batch means); 3 of 4 runs ended when they reached the precision asked (±1 %), the others at their duration or transaction count."
-	if got := d.loadLine("tps"); got != want {
+	if got := d.LoadLine("tps"); got != want {
 		t.Errorf("loadLine:\n got %s\nwant %s", got, want)
 	}
 	var md bytes.Buffer

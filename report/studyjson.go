@@ -5,6 +5,8 @@ import (
 	"io"
 	"sort"
 
+	"github.com/pglab/pglab/report/runs"
+
 	"github.com/pglab/pglab/env"
 	"github.com/pglab/pglab/results"
 )
@@ -63,7 +65,7 @@ type noteJSON struct {
 // error), the study's parameters and repetitions, the targets with their
 // environments, every measurement (in the order of the repetitions) with
 // its server's version, and the notes.
-func WriteStudyJSON(w io.Writer, d *Dataset) error {
+func WriteStudyJSON(w io.Writer, d *runs.Dataset) error {
 	doc := studyJSON{RunID: d.Run.ID, Status: string(d.Run.Status), Error: d.Run.Error}
 	if len(d.Studies) > 0 {
 		si := d.Studies[0]

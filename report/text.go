@@ -6,6 +6,9 @@ import (
 	"io"
 	"strings"
 	"text/tabwriter"
+
+	"github.com/pglab/pglab/report/runs"
+	"github.com/pglab/pglab/report/view"
 )
 
 // WriteText writes plain-text tables for a terminal: per study and case
@@ -13,14 +16,14 @@ import (
 // (median ± CI), and with two or more targets the change against the
 // first with p and n; a behaviour probe's outcomes as a matrix (case ×
 // target). Warnings and notes follow each study as numbered footnotes.
-func WriteText(w io.Writer, d *Dataset) error {
-	return WriteTextOpts(w, d, Options{})
+func WriteText(w io.Writer, d *runs.Dataset) error {
+	return WriteTextOpts(w, d, view.Options{})
 }
 
 // WriteTextOpts is WriteText with options: Brief is what pglab study
 // prints.
-func WriteTextOpts(w io.Writer, d *Dataset, o Options) error {
-	v, err := buildView(d, o)
+func WriteTextOpts(w io.Writer, d *runs.Dataset, o view.Options) error {
+	v, err := view.Build(d, o)
 	if err != nil {
 		return err
 	}
@@ -34,7 +37,7 @@ func WriteTextOpts(w io.Writer, d *Dataset, o Options) error {
 	return bw.Flush()
 }
 
-func writeStudyText(sv *studyView, w *bufio.Writer) {
+func writeStudyText(sv *view.Study, w *bufio.Writer) {
 	if sv.Matrix != nil {
 		fmt.Fprintf(w, "\n%s\n", sv.Name)
 		tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
@@ -49,7 +52,7 @@ func writeStudyText(sv *studyView, w *bufio.Writer) {
 		tw.Flush()
 	}
 	// Rows by case: the headline metrics, then the others.
-	byCase := map[string][]*row{}
+	byCase := map[string][]*view.Row{}
 	for _, t := range sv.Tables {
 		for _, r := range t.Rows {
 			byCase[r.Case.Key] = append(byCase[r.Case.Key], r)
@@ -92,20 +95,20 @@ func writeStudyText(sv *studyView, w *bufio.Writer) {
 		fmt.Fprintf(w, "  every figure: %s\n", g)
 	}
 	for i, f := range sv.Foot {
-		fmt.Fprintf(w, "  %s %s\n", superscript(i+1), oneLineText(f))
+		fmt.Fprintf(w, "  %s %s\n", view.Superscript(i+1), oneLineText(f))
 	}
 	for _, n := range sv.Notes {
 		fmt.Fprintf(w, "  note: %s\n", oneLineText(n))
 	}
-	if l := sv.leftOut(); l != "" {
+	if l := sv.LeftOut(); l != "" {
 		fmt.Fprintf(w, "  %s\n", l)
 	}
 }
 
-func textCell(c cell) string {
+func textCell(c view.Cell) string {
 	t := oneLineText(c.Text)
 	if len(c.Marks) > 0 {
-		t += " " + marksText(c.Marks)
+		t += " " + view.MarksText(c.Marks)
 	}
 	return t
 }

@@ -6,6 +6,9 @@ import (
 	"io"
 	"strings"
 	"testing"
+
+	"github.com/pglab/pglab/report/runs"
+	"github.com/pglab/pglab/report/view"
 )
 
 // TestOutputsInReports checks that the studies' text artefacts reach the
@@ -146,7 +149,7 @@ func TestBriefMarkdown(t *testing.T) {
 	if err := WriteMarkdown(&full, d); err != nil {
 		t.Fatal(err)
 	}
-	if err := WriteMarkdownOpts(&brief, d, Options{Brief: true}); err != nil {
+	if err := WriteMarkdownOpts(&brief, d, view.Options{Brief: true}); err != nil {
 		t.Fatal(err)
 	}
 	b := brief.String()
@@ -180,7 +183,7 @@ func renderFixture(t *testing.T) (md, html, js *bytes.Buffer) {
 	d := loadFixture(t, fixtureStore(t), fixtureRunA)
 	md, html, js = &bytes.Buffer{}, &bytes.Buffer{}, &bytes.Buffer{}
 	for _, w := range []struct {
-		write func(io.Writer, *Dataset) error
+		write func(io.Writer, *runs.Dataset) error
 		to    *bytes.Buffer
 	}{{WriteMarkdown, md}, {WriteHTML, html}, {WriteJSON, js}} {
 		if err := w.write(w.to, d); err != nil {

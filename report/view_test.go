@@ -6,6 +6,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/pglab/pglab/report/runs"
+	"github.com/pglab/pglab/report/view"
+
 	"github.com/pglab/pglab/compare"
 	"github.com/pglab/pglab/results"
 )
@@ -29,7 +32,7 @@ func TestFormatSetting(t *testing.T) {
 		{results.Setting{Value: "0.9"}, "0.9"},
 		{results.Setting{Value: "1.5", Unit: "s"}, "1.5s"},
 	} {
-		if got := FormatSetting(c.s); got != c.want {
+		if got := runs.FormatSetting(c.s); got != c.want {
 			t.Errorf("FormatSetting(%s %s) = %q, want %q", c.s.Value, c.s.Unit, got, c.want)
 		}
 	}
@@ -43,7 +46,7 @@ func TestSettingRows(t *testing.T) {
 	b := results.Target{Name: "b", Settings: []results.Setting{
 		{Name: "port", Value: "5433"}, {Name: "shared_buffers", Value: "32768", Unit: "8kB"}, {Name: "jit", Value: "off"},
 	}}
-	rows := settingRows([]results.Target{a, b})
+	rows := runs.SettingRows([]results.Target{a, b})
 	var got []string
 	for _, r := range rows {
 		got = append(got, r.Name+"="+strings.Join(r.Values, ",")+map[bool]string{true: " ≠", false: ""}[r.Differs])
@@ -72,7 +75,7 @@ func TestAxisScale(t *testing.T) {
 		{"tps", 1260, "tps", 1},
 		{"count", 10, "", 1},
 	} {
-		sc := axisScale(c.unit, c.max)
+		sc := view.AxisScale(c.unit, c.max)
 		if sc.Label != c.label || math.Abs(sc.Div-c.div) > 1e-9 {
 			t.Errorf("axisScale(%s, %g) = %+v, want %s ÷ %g", c.unit, c.max, sc, c.label, c.div)
 		}
@@ -97,7 +100,7 @@ func TestMdText(t *testing.T) {
 	if got := mdCode("a `b` c"); got != "``a `b` c``" {
 		t.Errorf("mdCode = %q", got)
 	}
-	if got := superscript(12); got != "¹²" {
+	if got := view.Superscript(12); got != "¹²" {
 		t.Errorf("superscript(12) = %q", got)
 	}
 }
@@ -132,11 +135,11 @@ func TestChangeText(t *testing.T) {
 		{analyze(time, six(100), six(104.5)), "~ (+4.5 %, below the 5 % floor; n=6)", "ns"},
 		{analyze(time, []float64{100, 130, 80, 120}, []float64{110, 90, 125, 100}), "~ (could not see changes under ±", "ns"},
 	} {
-		if got := changeText(c.c); !strings.HasPrefix(got, c.want) {
+		if got := view.ChangeText(c.c); !strings.HasPrefix(got, c.want) {
 			t.Errorf("changeText = %q, want %q", got, c.want)
 		}
-		if got := changeClass(c.c); got != c.class {
-			t.Errorf("changeClass(%q) = %q, want %q", changeText(c.c), got, c.class)
+		if got := view.ChangeClass(c.c); got != c.class {
+			t.Errorf("changeClass(%q) = %q, want %q", view.ChangeText(c.c), got, c.class)
 		}
 	}
 }
@@ -152,7 +155,7 @@ func TestRepsText(t *testing.T) {
 		{[]int{2}, 3, "noted in repetition 2"},
 		{[]int{3, 1, 1}, 3, "noted in repetitions 1, 3"},
 	} {
-		if got := repsText(c.reps, c.total); got != c.want {
+		if got := view.RepsText(c.reps, c.total); got != c.want {
 			t.Errorf("repsText(%v, %d) = %q, want %q", c.reps, c.total, got, c.want)
 		}
 	}
@@ -163,13 +166,13 @@ func TestRepsText(t *testing.T) {
 // back to bars.
 func TestCharts(t *testing.T) {
 	d := loadFixture(t, fixtureStore(t), fixtureRunA)
-	v, err := buildView(d, Options{})
+	v, err := view.Build(d, view.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	byStudy := map[string][]chartData{}
+	byStudy := map[string][]view.Chart{}
 	for _, sv := range v.Studies {
-		byStudy[sv.Name] = sv.chartsOf()
+		byStudy[sv.Name] = sv.ChartsOf()
 	}
 	tps := byStudy["tps"]
 	if len(tps) != 2 || !tps[0].Line || strings.Join(tps[0].Categories, ",") != "5,10,20,50" || len(tps[0].Series) != 2 {
@@ -209,11 +212,11 @@ func TestCharts(t *testing.T) {
 			ms = append(ms, results.Measurement{Target: "x", Study: "tps", Case: map[string]string{"clients": c}, Rep: rep, Metric: "tps", Value: 100, Unit: "tps", Direction: results.DirectionHigher})
 		}
 	}
-	v, err = buildView(&Dataset{Measurements: ms}, Options{})
+	v, err = view.Build(&runs.Dataset{Measurements: ms}, view.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	cs := v.Studies[0].chartsOf()
+	cs := v.Studies[0].ChartsOf()
 	if len(cs) != 1 || cs[0].Line || strings.Join(cs[0].Categories, ",") != "clients=few,clients=many" {
 		t.Errorf("fallback chart: %+v", cs)
 	}
@@ -229,8 +232,8 @@ func TestTextMatchesStudyOutput(t *testing.T) {
 				Metric: "elapsed_ms", Value: 1000 + float64(rep), Unit: "ms", Direction: results.DirectionLower})
 		}
 	}
-	d := &Dataset{Targets: []results.Target{{Name: "pg16"}, {Name: "pg17"}}, Measurements: ms,
-		Notes: []Note{{Study: "commit", Case: map[string]string{"tx": "autocommit"}, Target: "pg17", Text: "fsync dominated"}}}
+	d := &runs.Dataset{Targets: []results.Target{{Name: "pg16"}, {Name: "pg17"}}, Measurements: ms,
+		Notes: []runs.Note{{Study: "commit", Case: map[string]string{"tx": "autocommit"}, Target: "pg17", Text: "fsync dominated"}}}
 	var b bytes.Buffer
 	if err := WriteText(&b, d); err != nil {
 		t.Fatal(err)

@@ -8,6 +8,8 @@ import (
 	"github.com/pglab/pglab/lab"
 	"github.com/pglab/pglab/pgserver"
 	"github.com/pglab/pglab/report"
+	"github.com/pglab/pglab/report/runs"
+	"github.com/pglab/pglab/report/view"
 	"github.com/pglab/pglab/results"
 	"github.com/pglab/pglab/study"
 	"github.com/spf13/cobra"
@@ -164,14 +166,14 @@ func runCompare(env *Env, spec *lab.Spec, details bool) error {
 // report.html, report.json) and prints the Markdown report: its summary,
 // setup and primary tables, or everything with details. It returns the
 // report's dataset.
-func writeCompareReports(env *Env, spec *lab.Spec, runID, dir string, details bool) (*report.Dataset, error) {
+func writeCompareReports(env *Env, spec *lab.Spec, runID, dir string, details bool) (*runs.Dataset, error) {
 	ctx := context.WithoutCancel(env.Ctx)
 	st, err := results.OpenReadOnly(ctx, spec.Store)
 	if err != nil {
 		return nil, err
 	}
 	defer st.Close()
-	ds, err := report.Load(ctx, st, runID)
+	ds, err := runs.Load(ctx, st, runID)
 	if err != nil {
 		return nil, err
 	}
@@ -179,5 +181,5 @@ func writeCompareReports(env *Env, spec *lab.Spec, runID, dir string, details bo
 	if _, err := report.WriteDir(dir, ds); err != nil {
 		return nil, fmt.Errorf("write reports: %w", err)
 	}
-	return ds, report.WriteMarkdownOpts(env.Stdout, ds, report.Options{Brief: !details})
+	return ds, report.WriteMarkdownOpts(env.Stdout, ds, view.Options{Brief: !details})
 }

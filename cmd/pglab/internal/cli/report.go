@@ -9,6 +9,7 @@ import (
 
 	"github.com/pglab/pglab/lab"
 	"github.com/pglab/pglab/report"
+	"github.com/pglab/pglab/report/runs"
 	"github.com/pglab/pglab/results"
 	"github.com/spf13/cobra"
 )
@@ -83,9 +84,9 @@ report.html and report.json into it, or report.<ext> of the --format given.`,
 				return badInput("%v", err)
 			}
 			defer st.Close()
-			d, err := report.Load(env.Ctx, st, args...)
+			d, err := runs.Load(env.Ctx, st, args...)
 			if err != nil {
-				if errors.Is(err, results.ErrNotFound) || errors.Is(err, results.ErrAmbiguous) || errors.Is(err, report.ErrRunTwice) {
+				if errors.Is(err, results.ErrNotFound) || errors.Is(err, results.ErrAmbiguous) || errors.Is(err, runs.ErrRunTwice) {
 					return badInput("%v", err)
 				}
 				return err
@@ -108,7 +109,7 @@ report.html and report.json into it, or report.<ext> of the --format given.`,
 
 // writeReport writes a report where 'pglab report' was told to: into a
 // directory, into a file, or to the terminal.
-func writeReport(env *Env, d *report.Dataset, out string, toDir bool, formats []report.Format) error {
+func writeReport(env *Env, d *runs.Dataset, out string, toDir bool, formats []report.Format) error {
 	switch {
 	case toDir:
 		paths, err := report.WriteDir(out, d, formats...)

@@ -9,6 +9,8 @@ import (
 	"github.com/pglab/pglab/lab"
 	"github.com/pglab/pglab/redact"
 	"github.com/pglab/pglab/report"
+	"github.com/pglab/pglab/report/runs"
+	"github.com/pglab/pglab/report/view"
 	"github.com/pglab/pglab/results"
 	"github.com/pglab/pglab/study"
 	"github.com/spf13/cobra"
@@ -142,7 +144,7 @@ func writeStudyText(w io.Writer, res *lab.Result, store string, details bool) er
 	for _, n := range res.Notes {
 		fmt.Fprintf(w, "  note: %s\n", n)
 	}
-	return report.WriteTextOpts(w, resultDataset(res), report.Options{Brief: !details})
+	return report.WriteTextOpts(w, resultDataset(res), view.Options{Brief: !details})
 }
 
 // writeStudyJSON prints the study's outcome as one JSON document
@@ -154,9 +156,9 @@ func writeStudyJSON(w io.Writer, res *lab.Result, runErr error) error {
 	if runErr != nil {
 		ds.Run.Status, ds.Run.Error = results.StatusFailed, redact.Text(runErr.Error())
 	}
-	var setup []report.Note
+	var setup []runs.Note
 	for _, n := range res.Notes {
-		setup = append(setup, report.Note{Study: res.Outcomes[0].Study, Target: n.Target, Text: n.Text})
+		setup = append(setup, runs.Note{Study: res.Outcomes[0].Study, Target: n.Target, Text: n.Text})
 	}
 	ds.Notes = append(setup, ds.Notes...)
 	return report.WriteStudyJSON(w, ds)
@@ -164,14 +166,14 @@ func writeStudyJSON(w io.Writer, res *lab.Result, runErr error) error {
 
 // resultDataset returns what a comparison's studies measured as a report's dataset, as
 // they produced it: their measurements, notes and descriptions, and the
-// targets. (A report of the stored run, report.Load, has the run's
+// targets. (A report of the stored run, runs.Load, has the run's
 // manifest, timings and texts too.)
-func resultDataset(r *lab.Result) *report.Dataset {
-	ds := &report.Dataset{Targets: r.Targets}
+func resultDataset(r *lab.Result) *runs.Dataset {
+	ds := &runs.Dataset{Targets: r.Targets}
 	for _, o := range r.Outcomes {
 		ds.Measurements = append(ds.Measurements, o.Measurements...)
 		for _, n := range o.Notes {
-			ds.Notes = append(ds.Notes, report.Note{Study: o.Study, Case: n.Case.Labels, Target: n.Target, Text: n.Text, Outcome: n.Outcome, Rep: n.Rep, Metric: n.Metric})
+			ds.Notes = append(ds.Notes, runs.Note{Study: o.Study, Case: n.Case.Labels, Target: n.Target, Text: n.Text, Outcome: n.Outcome, Rep: n.Rep, Metric: n.Metric})
 		}
 		ds.Studies = append(ds.Studies, storedStudyInfo(o))
 		sr := results.StudyReps{Study: o.Study, Looks: o.Looks}
@@ -185,6 +187,6 @@ func resultDataset(r *lab.Result) *report.Dataset {
 
 // storedStudyInfo describes a study's outcome as reports show it: its cases'
 // names and its presentation.
-func storedStudyInfo(o *study.Outcome) report.StudyInfo {
+func storedStudyInfo(o *study.Outcome) runs.StudyInfo {
 	return o.Info.Stored(o.Params, o.Plan, o.Reps)
 }

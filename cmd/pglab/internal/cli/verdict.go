@@ -4,7 +4,8 @@ import (
 	"fmt"
 
 	"github.com/pglab/pglab/lab"
-	"github.com/pglab/pglab/report"
+	"github.com/pglab/pglab/report/runs"
+	"github.com/pglab/pglab/report/view"
 	"github.com/spf13/pflag"
 )
 
@@ -42,11 +43,11 @@ func (v *verdictFlags) fill(spec *lab.Spec) error {
 // failOnRegressions prints one line per called regression of the report
 // to stderr and returns an error with exit code exitRegression when there
 // is one; nil when failOn is not "regression" or nothing regressed.
-func failOnRegressions(env *Env, d *report.Dataset, failOn string) error {
+func failOnRegressions(env *Env, d *runs.Dataset, failOn string) error {
 	if failOn != lab.FailOnRegression {
 		return nil
 	}
-	regs, err := report.Regressions(d)
+	regs, err := view.Regressions(d)
 	if err != nil {
 		return err
 	}

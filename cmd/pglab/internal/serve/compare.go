@@ -11,6 +11,7 @@ import (
 
 	"github.com/pglab/pglab/compare"
 	"github.com/pglab/pglab/report"
+	"github.com/pglab/pglab/report/runs"
 	"github.com/pglab/pglab/results"
 )
 
@@ -72,7 +73,7 @@ func (h *Handler) compare(w http.ResponseWriter, r *http.Request) {
 		http.Redirect(w, r, "/compare?runs="+strings.Join(refs, ","), http.StatusSeeOther)
 		return
 	}
-	d, err := report.Load(r.Context(), h.opts.Store, refs...)
+	d, err := runs.Load(r.Context(), h.opts.Store, refs...)
 	if err != nil {
 		h.lookupError(w, r, err)
 		return
@@ -119,7 +120,7 @@ type metricKey struct{ study, caseKey, metric string }
 
 // splitOneSided splits the measurements into those of metrics measured
 // in all nruns runs and the others.
-func splitOneSided(d *report.Dataset, nruns int, runOf func(string) string) (kept []results.Measurement, apart []results.Measurement) {
+func splitOneSided(d *runs.Dataset, nruns int, runOf func(string) string) (kept []results.Measurement, apart []results.Measurement) {
 	runs := map[metricKey]map[string]bool{}
 	for _, m := range d.Measurements {
 		k := metricKey{m.Study, m.CaseKey, m.Metric}
@@ -141,7 +142,7 @@ func splitOneSided(d *report.Dataset, nruns int, runOf func(string) string) (kep
 
 // apartRows summarises the one-sided metrics per column with package
 // compare (median, interval, n), as the report's cells are made.
-func apartRows(d *report.Dataset, ms []results.Measurement, cols []column) []apartRow {
+func apartRows(d *runs.Dataset, ms []results.Measurement, cols []column) []apartRow {
 	type group struct {
 		first   results.Measurement
 		samples map[string][]float64
@@ -179,7 +180,7 @@ func apartRows(d *report.Dataset, ms []results.Measurement, cols []column) []apa
 		res, err := compare.Analyze(compare.Input{Metric: metric, Order: order, Samples: g.samples}, compare.Options{Alpha: d.Alpha})
 		row := apartRow{Study: k.study, Case: names[k.study+"\x00"+k.caseKey], Metric: k.metric}
 		if row.Case == "" {
-			row.Case = report.CaseTitle(g.first.Case)
+			row.Case = runs.CaseTitle(g.first.Case)
 		}
 		for _, c := range cols {
 			cell := "–"
@@ -201,7 +202,7 @@ func apartRows(d *report.Dataset, ms []results.Measurement, cols []column) []apa
 // differ between the columns and those that are the same everywhere.
 // Where each server listens and keeps its files is left out: it always
 // differs.
-func setupDiff(d *report.Dataset, cols []column) (differs, same []diffRow) {
+func setupDiff(d *runs.Dataset, cols []column) (differs, same []diffRow) {
 	type facts struct {
 		order []string
 		vals  map[string]string
@@ -241,10 +242,10 @@ func setupDiff(d *report.Dataset, cols []column) (differs, same []diffRow) {
 			add(i, kv[0], kv[1])
 		}
 		for _, s := range t.Settings {
-			if report.IsInstanceSetting(s.Name) || report.IsBootDefault(s) {
+			if runs.IsInstanceSetting(s.Name) || runs.IsBootDefault(s) {
 				continue
 			}
-			add(i, "setting "+s.Name, report.FormatSetting(s))
+			add(i, "setting "+s.Name, runs.FormatSetting(s))
 		}
 	}
 	for _, k := range order {

@@ -13,7 +13,7 @@ import (
 	"github.com/pglab/pglab/compare"
 	"github.com/pglab/pglab/env"
 	"github.com/pglab/pglab/internal/svgchart"
-	"github.com/pglab/pglab/report"
+	"github.com/pglab/pglab/report/runs"
 	"github.com/pglab/pglab/results"
 )
 
@@ -43,7 +43,7 @@ func (rd *runData) targetBlocks() []targetBlock {
 	for _, t := range rd.targets {
 		tb := targetBlock{Name: t.Name, Facts: targetFacts(t)}
 		for _, s := range t.Settings {
-			tb.Settings = append(tb.Settings, settingRow{Name: s.Name, Value: report.FormatSetting(s), Raw: s.Value + s.Unit, Source: s.Source})
+			tb.Settings = append(tb.Settings, settingRow{Name: s.Name, Value: runs.FormatSetting(s), Raw: s.Value + s.Unit, Source: s.Source})
 		}
 		out = append(out, tb)
 	}

@@ -11,13 +11,14 @@ import (
 	"strings"
 
 	"github.com/pglab/pglab/report"
+	"github.com/pglab/pglab/report/runs"
 	"github.com/pglab/pglab/results"
 )
 
 // runData is what the run page reads of a run.
 type runData struct {
 	rec       results.RunRecord
-	d         *report.Dataset
+	d         *runs.Dataset
 	targets   []results.Target
 	ms        []results.Measurement
 	artefacts []results.Artefact
@@ -33,7 +34,7 @@ func (h *Handler) loadRun(ctx context.Context, ref string) (*runData, error) {
 		return nil, err
 	}
 	rd := &runData{rec: rec, caseNames: map[string]string{}}
-	if rd.d, err = report.Load(ctx, st, rec.ID); err != nil {
+	if rd.d, err = runs.Load(ctx, st, rec.ID); err != nil {
 		return nil, err
 	}
 	if rd.targets, err = st.Targets(ctx, rec.ID); err != nil {
@@ -58,7 +59,7 @@ func (rd *runData) caseName(study string, labels map[string]string) string {
 	if n := rd.caseNames[study+"\x00"+results.CaseKey(labels)]; n != "" {
 		return n
 	}
-	return report.CaseTitle(labels)
+	return runs.CaseTitle(labels)
 }
 
 // runPage is the run page.
@@ -308,7 +309,7 @@ func (h *Handler) download(w http.ResponseWriter, r *http.Request) {
 		h.lookupError(w, r, err)
 		return
 	}
-	d, err := report.Load(r.Context(), h.opts.Store, rec.ID)
+	d, err := runs.Load(r.Context(), h.opts.Store, rec.ID)
 	if err != nil {
 		h.lookupError(w, r, err)
 		return

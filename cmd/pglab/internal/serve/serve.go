@@ -28,6 +28,7 @@ import (
 	"time"
 
 	"github.com/pglab/pglab/report"
+	"github.com/pglab/pglab/report/runs"
 	"github.com/pglab/pglab/results"
 )
 
@@ -243,7 +244,7 @@ func (h *Handler) lookupError(w http.ResponseWriter, r *http.Request, err error)
 	switch {
 	case errors.Is(err, results.ErrNotFound):
 		h.fail(w, r, http.StatusNotFound, err.Error())
-	case errors.Is(err, results.ErrAmbiguous), errors.Is(err, report.ErrRunTwice), strings.HasPrefix(err.Error(), "bad run ID"):
+	case errors.Is(err, results.ErrAmbiguous), errors.Is(err, runs.ErrRunTwice), strings.HasPrefix(err.Error(), "bad run ID"):
 		h.fail(w, r, http.StatusBadRequest, err.Error())
 	default:
 		h.fail(w, r, http.StatusInternalServerError, err.Error())

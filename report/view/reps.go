@@ -1,9 +1,11 @@
-package report
+package view
 
 import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/pglab/pglab/report/internal/words"
 
 	"github.com/pglab/pglab/compare"
 	"github.com/pglab/pglab/results"
@@ -27,12 +29,12 @@ type repsView struct {
 }
 
 // buildReps fills the view's repetitions from the runs' records.
-func (v *view) buildReps() {
-	d := v.d
+func (v *Report) buildReps() {
+	d := v.Data
 	var rv repsView
-	e := d.repsExtra()
+	e := d.RepsExtra()
 	if e.Design != nil && len(e.Design.Looks) > 0 {
-		rv.Rule = compare.Design{Looks: e.Design.Looks, Family: e.Design.Family, Alpha: d.alpha(), Paired: e.Design.Paired}.Text()
+		rv.Rule = compare.Design{Looks: e.Design.Looks, Family: e.Design.Family, Alpha: d.SignificanceLevel(), Paired: e.Design.Paired}.Text()
 	}
 	if rv.Rule == "" {
 		return // fixed counts: each study's header says its count
@@ -49,7 +51,7 @@ func (v *view) buildReps() {
 		}
 		rv.Lines = append(rv.Lines, line)
 		for _, c := range sr.Cases {
-			rv.Rows = append(rv.Rows, []string{sr.Study, c.Name, fmt.Sprint(c.N), orDash(c.Reason)})
+			rv.Rows = append(rv.Rows, []string{sr.Study, c.Name, fmt.Sprint(c.N), words.OrDash(c.Reason)})
 			if c.Reason == compare.StopBudget {
 				stopped = append(stopped, sr.Study+" · "+c.Name)
 			}
@@ -61,7 +63,7 @@ func (v *view) buildReps() {
 		rv.Budget = fmt.Sprintf("--budget %s: every case ended before its study's share of the budget ran out.", e.Budget)
 	default:
 		rv.Budget = fmt.Sprintf("--budget %s: %s stopped with a primary figure unresolved when their study's share ran out: %s.",
-			e.Budget, plural(len(stopped), "case"), strings.Join(stopped, "; "))
+			e.Budget, words.Plural(len(stopped), "case"), strings.Join(stopped, "; "))
 	}
 	v.Reps = rv
 }
@@ -85,9 +87,9 @@ func countsText(cases []results.CaseReps) string {
 	slices.SortStableFunc(order, func(a, b key) int { return a.n - b.n })
 	var parts []string
 	for i, k := range order {
-		s := fmt.Sprintf("%d in %s", k.n, plural(count[k], "case"))
+		s := fmt.Sprintf("%d in %s", k.n, words.Plural(count[k], "case"))
 		if i == 0 {
-			s = fmt.Sprintf("%s in %s", plural(k.n, "repetition"), plural(count[k], "case"))
+			s = fmt.Sprintf("%s in %s", words.Plural(k.n, "repetition"), words.Plural(count[k], "case"))
 		}
 		if k.reason != "" {
 			s += " (" + k.reason + ")"

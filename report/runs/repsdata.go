@@ -1,8 +1,10 @@
-package report
+package runs
 
 import (
 	"encoding/json"
 	"fmt"
+
+	"github.com/pglab/pglab/report/internal/words"
 
 	"github.com/pglab/pglab/compare"
 	"github.com/pglab/pglab/results"
@@ -22,9 +24,9 @@ type repsExtra struct {
 // repsExtra returns the run's record of --reps auto (zero for a fixed
 // count, and for a report of several runs: their repetitions were chosen
 // for other comparisons than the report's).
-func (d *Dataset) repsExtra() repsExtra {
+func (d *Dataset) RepsExtra() repsExtra {
 	var e repsExtra
-	if runs := d.runs(); len(runs) == 1 {
+	if runs := d.RunRecords(); len(runs) == 1 {
 		json.Unmarshal(runs[0].Extra, &e)
 	}
 	return e
@@ -49,8 +51,8 @@ func (d *Dataset) studyDesign(study string) *compare.Design {
 	if !ok || len(sr.Looks) == 0 || !d.Interleaved() {
 		return nil
 	}
-	des := &compare.Design{Looks: sr.Looks, Alpha: d.alpha(), Paired: true}
-	if e := d.repsExtra(); e.Design != nil {
+	des := &compare.Design{Looks: sr.Looks, Alpha: d.SignificanceLevel(), Paired: true}
+	if e := d.RepsExtra(); e.Design != nil {
 		des.Family = e.Design.Family
 	}
 	if des.Check() != nil {
@@ -63,7 +65,7 @@ func (d *Dataset) studyDesign(study string) *compare.Design {
 // data chose them: "8 repetitions per case and target, chosen by the data
 // (cap 10)", "8–10 repetitions per case and target, chosen by the data
 // per case (cap 10)"; "" for a fixed count.
-func (d *Dataset) autoRepsText(study string) string {
+func (d *Dataset) AutoRepsText(study string) string {
 	sr, ok := d.studyReps(study)
 	if !ok || len(sr.Looks) == 0 || len(sr.Cases) == 0 {
 		return ""
@@ -74,7 +76,7 @@ func (d *Dataset) autoRepsText(study string) string {
 	}
 	cap := sr.Looks[len(sr.Looks)-1]
 	if lo == hi {
-		return fmt.Sprintf("%s per case and target, chosen by the data (cap %d)", plural(lo, "repetition"), cap)
+		return fmt.Sprintf("%s per case and target, chosen by the data (cap %d)", words.Plural(lo, "repetition"), cap)
 	}
 	return fmt.Sprintf("%d–%d repetitions per case and target, chosen by the data per case (cap %d)", lo, hi, cap)
 }

@@ -1,4 +1,4 @@
-package report
+package words
 
 import (
 	"fmt"
@@ -6,21 +6,21 @@ import (
 	"strings"
 )
 
-func onOff(b bool) string {
+func OnOff(b bool) string {
 	if b {
 		return "on"
 	}
 	return "off"
 }
 
-func plural(n int, word string) string {
+func Plural(n int, word string) string {
 	if n == 1 {
 		return "1 " + word
 	}
 	return fmt.Sprintf("%d %ss", n, word)
 }
 
-func joinNonEmpty(sep string, parts ...string) string {
+func JoinNonEmpty(sep string, parts ...string) string {
 	var out []string
 	for _, p := range parts {
 		if p != "" {
@@ -32,7 +32,7 @@ func joinNonEmpty(sep string, parts ...string) string {
 
 // lowerFirst lowers a heading's first letter for use inside a sentence,
 // unless the word is an acronym ("VACUUM VERBOSE output").
-func lowerFirst(s string) string {
+func LowerFirst(s string) string {
 	if len(s) > 1 && s[1] >= 'A' && s[1] <= 'Z' {
 		return s
 	}
@@ -40,7 +40,7 @@ func lowerFirst(s string) string {
 }
 
 // sortedKeys returns the keys of the maps, sorted, without repeats.
-func sortedKeys(ms ...map[string]string) []string {
+func SortedKeys(ms ...map[string]string) []string {
 	seen := map[string]bool{}
 	var out []string
 	for _, m := range ms {
@@ -55,7 +55,7 @@ func sortedKeys(ms ...map[string]string) []string {
 	return out
 }
 
-func orDash(s string) string {
+func OrDash(s string) string {
 	if s == "" {
 		return "–"
 	}

@@ -1,4 +1,4 @@
-package report
+package runs
 
 import (
 	"encoding/json"
@@ -14,28 +14,28 @@ import (
 // tests, so that Benjamini-Hochberg and the practical floor decide each
 // change's outcome across the report (compare.AnalyzeFamily).
 type analysis struct {
-	family *compare.Family
+	Family *compare.Family
 	// results maps study → case key → metric → the cell's result.
-	results map[string]map[string]map[string]*compare.Result
+	Results map[string]map[string]map[string]*compare.Result
 }
 
 // analyzeAll runs the statistics of every group: the cells with a
 // baseline and another target as one family, the others (a study on one
 // target) as summaries alone.
-func (d *Dataset) analyzeAll(groups []StudyGroup) (*analysis, error) {
-	a := &analysis{results: map[string]map[string]map[string]*compare.Result{}}
+func (d *Dataset) AnalyzeAll(groups []StudyGroup) (*analysis, error) {
+	a := &analysis{Results: map[string]map[string]map[string]*compare.Result{}}
 	var cells []compare.Cell
 	for _, sg := range groups {
-		targets := d.studyTargets(sg.Study)
+		targets := d.StudyTargets(sg.Study)
 		byCase := map[string]map[string]*compare.Result{}
-		a.results[sg.Study] = byCase
+		a.Results[sg.Study] = byCase
 		disturbed := verdict.Disturbed(sg, targets)
 		for _, cg := range sg.Cases {
 			byCase[cg.Key] = map[string]*compare.Result{}
 			for _, mg := range cg.Metrics {
 				in := verdict.Input(mg, targets, d.Interleaved())
 				if in.Baseline == "" {
-					res, err := compare.Analyze(in, compare.Options{Alpha: d.alpha()})
+					res, err := compare.Analyze(in, compare.Options{Alpha: d.SignificanceLevel()})
 					if err != nil {
 						return nil, fmt.Errorf("%s %s: %w", sg.Study, mg.Name, err)
 					}
@@ -43,28 +43,28 @@ func (d *Dataset) analyzeAll(groups []StudyGroup) (*analysis, error) {
 					continue
 				}
 				in.Disturbed = disturbed[cg.Key]
-				cell := verdict.Cell(d.presentation(sg.Study), sg.Study, cg, mg, in)
+				cell := verdict.Cell(d.Presentation(sg.Study), sg.Study, cg, mg, in)
 				cell.Design = d.studyDesign(sg.Study)
-				verdict.PartFloor(&cell, d.presentation(sg.Study), cg, mg, d.minChange())
+				verdict.PartFloor(&cell, d.Presentation(sg.Study), cg, mg, d.minChange())
 				cells = append(cells, cell)
 			}
 		}
 	}
-	fam, err := compare.AnalyzeFamily(cells, compare.Options{Alpha: d.alpha(), MinChange: d.minChange(), Paired: true})
+	fam, err := compare.AnalyzeFamily(cells, compare.Options{Alpha: d.SignificanceLevel(), MinChange: d.minChange(), Paired: true})
 	if err != nil {
 		return nil, err
 	}
-	a.family = fam
+	a.Family = fam
 	for _, cr := range fam.Cells {
 		parts := strings.SplitN(cr.Key, "\x00", 3)
-		a.results[parts[0]][parts[1]][parts[2]] = cr.Result
+		a.Results[parts[0]][parts[1]][parts[2]] = cr.Result
 	}
 	return a, nil
 }
 
 // studyTargets returns the study's columns: the report's targets that
 // have measurements or outcomes in it, in report order.
-func (d *Dataset) studyTargets(study string) []string {
+func (d *Dataset) StudyTargets(study string) []string {
 	has := map[string]bool{}
 	for _, m := range d.Measurements {
 		if m.Study == study {
@@ -95,7 +95,7 @@ type runExtra struct {
 // extras returns the statistics settings of each run of the report.
 func (d *Dataset) extras() []runExtra {
 	var out []runExtra
-	for _, r := range d.runs() {
+	for _, r := range d.RunRecords() {
 		var e runExtra
 		if json.Unmarshal(r.Extra, &e) == nil {
 			out = append(out, e)
@@ -132,4 +132,4 @@ func (d *Dataset) AA() bool {
 // Interleaved reports whether the report's targets were measured in one
 // run, their repetitions interleaved; runs compared after the fact were
 // not, and their differences include whatever changed between the runs.
-func (d *Dataset) Interleaved() bool { return len(d.runs()) <= 1 }
+func (d *Dataset) Interleaved() bool { return len(d.RunRecords()) <= 1 }

@@ -1,8 +1,10 @@
-package report
+package view
 
 import (
 	"fmt"
 	"strings"
+
+	"github.com/pglab/pglab/report/internal/words"
 
 	"github.com/pglab/pglab/compare"
 	"github.com/pglab/pglab/verdict"
@@ -10,7 +12,7 @@ import (
 
 // howToReadBrief is the one paragraph a brief report has of "How to read
 // this".
-func (v *view) howToReadBrief() string {
+func (v *Report) HowToReadBrief() string {
 	s := fmt.Sprintf("How to read this: each figure is the median of the repetitions; a change of a primary figure is compared round by round and called (bold) only when its measure, tested over all its cases, and then its case pass the Benjamini-Hochberg correction across the report (q ≤ %s) and it is at least the floor in size (\"with its measure\" when its measure's call carries it); \"same\" means its confidence interval lies within ± the floor; ~ means unresolved, with the smallest change the repetitions could have seen; marks such as ¹ point to the footnotes under each study.", formatAlpha(v.Alpha))
 	for _, g := range v.general {
 		s += " Every figure of every study: " + g + "."
@@ -19,7 +21,7 @@ func (v *view) howToReadBrief() string {
 }
 
 // Subtitle is the line under the title: studies, targets, date, status.
-func (v *view) Subtitle() string {
+func (v *Report) Subtitle() string {
 	var studies []string
 	for _, s := range v.Studies {
 		studies = append(studies, s.Name)
@@ -52,13 +54,13 @@ func (v *view) Subtitle() string {
 }
 
 // TargetRows are the rows of the setup table, a column per target.
-func (v *view) TargetRows() [][]string {
+func (v *Report) TargetRows() [][]string {
 	rows := [][]string{{"server"}, {"data checksums"}, {"connection"}}
 	multi := false
 	for _, t := range v.Targets {
 		rows[0] = append(rows[0], t.Server)
 		rows[1] = append(rows[1], t.Checksums)
-		rows[2] = append(rows[2], orDash(t.Conn))
+		rows[2] = append(rows[2], words.OrDash(t.Conn))
 		if t.Run != "" {
 			multi = true
 		}
@@ -66,7 +68,7 @@ func (v *view) TargetRows() [][]string {
 	if multi {
 		r := []string{"run"}
 		for _, t := range v.Targets {
-			r = append(r, orDash(t.Run))
+			r = append(r, words.OrDash(t.Run))
 		}
 		rows = append(rows, r)
 	}
@@ -96,7 +98,7 @@ func (r runView) Describe() string {
 }
 
 // StatisticsLine says how the figures were computed.
-func (v *view) StatisticsLine() string {
+func (v *Report) StatisticsLine() string {
 	floor := compare.DefaultMinChange
 	if v.Family != nil {
 		floor = v.Family.MinChange
@@ -109,15 +111,15 @@ func formatAlpha(a float64) string {
 }
 
 // About is the line under a study's heading.
-func (sv *studyView) About() string {
+func (sv *Study) About() string {
 	var parts []string
 	switch {
 	case sv.autoReps != "":
 		parts = append(parts, sv.autoReps+", interleaved")
 	case sv.Reps > 0 && sv.separateRuns:
-		parts = append(parts, plural(sv.Reps, "repetition")+" per case and target, each target in its own run (not interleaved)")
+		parts = append(parts, words.Plural(sv.Reps, "repetition")+" per case and target, each target in its own run (not interleaved)")
 	case sv.Reps > 0:
-		parts = append(parts, plural(sv.Reps, "repetition")+" per case and target, interleaved")
+		parts = append(parts, words.Plural(sv.Reps, "repetition")+" per case and target, interleaved")
 	}
 	if sv.Params != "" {
 		parts = append(parts, "parameters: "+sv.Params)
@@ -129,7 +131,7 @@ func (sv *studyView) About() string {
 }
 
 // Heading is a study's section title.
-func (sv *studyView) Heading() string {
+func (sv *Study) Heading() string {
 	h := sv.Name
 	if sv.Title != "" {
 		h += " — " + sv.Title
@@ -141,7 +143,7 @@ func (sv *studyView) Heading() string {
 }
 
 // TableHead returns the header cells of a metric table.
-func (sv *studyView) TableHead(withMetric bool) []string {
+func (sv *Study) TableHead(withMetric bool) []string {
 	var head []string
 	for _, l := range sv.LabelCols {
 		head = append(head, l.Head)
@@ -157,10 +159,10 @@ func (sv *studyView) TableHead(withMetric bool) []string {
 }
 
 // marksText formats footnote marks: "¹ ²".
-func marksText(marks []int) string {
+func MarksText(marks []int) string {
 	s := make([]string, len(marks))
 	for i, m := range marks {
-		s[i] = superscript(m)
+		s[i] = Superscript(m)
 	}
 	return strings.Join(s, " ")
 }
@@ -168,7 +170,7 @@ func marksText(marks []int) string {
 var superDigits = []rune("⁰¹²³⁴⁵⁶⁷⁸⁹")
 
 // superscript writes n in superscript digits.
-func superscript(n int) string {
+func Superscript(n int) string {
 	var b strings.Builder
 	for _, r := range fmt.Sprint(n) {
 		b.WriteRune(superDigits[r-'0'])
@@ -178,7 +180,7 @@ func superscript(n int) string {
 
 // HowToRead explains the figures, the marks and their limits, as far as
 // the report has them.
-func (v *view) HowToRead() []string {
+func (v *Report) HowToRead() []string {
 	a := formatAlpha(v.Alpha)
 	base := "the first target"
 	if len(v.Targets) > 0 {
@@ -192,7 +194,7 @@ func (v *view) HowToRead() []string {
 		if len(s.Targets) > 1 {
 			compared = true
 		}
-		rows := []*row{}
+		rows := []*Row{}
 		for _, t := range s.Tables {
 			rows = append(rows, t.Rows...)
 		}

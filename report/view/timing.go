@@ -1,4 +1,4 @@
-package report
+package view
 
 import (
 	"fmt"
@@ -14,7 +14,7 @@ type timeRow struct {
 	Took, Measured, Setup                   string
 	Reset, Wait                             string
 	MeasuredPct                             string
-	tookDur, measuredDur, resetDur, waitDur time.Duration
+	TookDur, MeasuredDur, ResetDur, WaitDur time.Duration
 	servers                                 time.Duration
 	isCase                                  bool
 }
@@ -23,13 +23,13 @@ type timeRow struct {
 // in measured steps, resets of the data, waiting and the rest (set-up),
 // and sums them up for the run; the run's own row adds the servers' start
 // and counts from its start to its end.
-func (v *view) buildTimes() {
+func (v *Report) buildTimes() {
 	records := map[string]int{}
-	for i, r := range v.d.runs() {
+	for i, r := range v.Data.RunRecords() {
 		records[r.ID] = i
 	}
-	multi := len(v.d.Timings) > 1
-	for _, rt := range v.d.Timings {
+	multi := len(v.Data.Timings) > 1
+	for _, rt := range v.Data.Timings {
 		run := ""
 		if multi {
 			run = rt.Run
@@ -41,19 +41,19 @@ func (v *view) buildTimes() {
 			v.Times = append(v.Times, row)
 			v.Times = append(v.Times, caseRows(run, st)...)
 			v.DataLines = append(v.DataLines, dataLines(run, st)...)
-			total.tookDur += row.tookDur
-			total.measuredDur += row.measuredDur
-			total.resetDur += row.resetDur
-			total.waitDur += row.waitDur
+			total.TookDur += row.TookDur
+			total.MeasuredDur += row.MeasuredDur
+			total.ResetDur += row.ResetDur
+			total.WaitDur += row.WaitDur
 		}
 		if i, ok := records[rt.Run]; ok {
-			r := v.d.runs()[i]
+			r := v.Data.RunRecords()[i]
 			if !r.StartedAt.IsZero() && !r.FinishedAt.IsZero() {
-				total.tookDur = r.FinishedAt.Sub(r.StartedAt)
+				total.TookDur = r.FinishedAt.Sub(r.StartedAt)
 			}
 		}
-		total.tookDur += rt.Servers
-		row := newTimeRow(run, total.Study, total.tookDur, total.measuredDur, total.resetDur, total.waitDur)
+		total.TookDur += rt.Servers
+		row := newTimeRow(run, total.Study, total.TookDur, total.MeasuredDur, total.ResetDur, total.WaitDur)
 		row.servers = rt.Servers
 		v.Times = append(v.Times, row)
 		v.TimeLines = append(v.TimeLines, row.line())
@@ -76,7 +76,7 @@ func caseRows(run string, st results.StudyTime) []timeRow {
 
 func newTimeRow(run, study string, took, measured, reset, wait time.Duration) timeRow {
 	setup := max(0, took-measured-reset-wait)
-	r := timeRow{Run: run, Study: study, tookDur: took, measuredDur: measured, resetDur: reset, waitDur: wait,
+	r := timeRow{Run: run, Study: study, TookDur: took, MeasuredDur: measured, ResetDur: reset, WaitDur: wait,
 		Took: formatSpan(took), Measured: formatSpan(measured), Setup: formatSpan(setup),
 		Reset: formatSpan(reset), Wait: formatSpan(wait)}
 	if took > 0 {
@@ -96,10 +96,10 @@ func (r timeRow) line() string {
 	if r.servers > 0 {
 		s += ", of which " + formatSpan(r.servers) + " starting the servers"
 	}
-	if r.resetDur > 0 {
+	if r.ResetDur > 0 {
 		s += "; resets of the data " + r.Reset
 	}
-	if r.waitDur > 0 {
+	if r.WaitDur > 0 {
 		s += "; waiting for another pglab " + r.Wait
 	}
 	if r.Run != "" {
@@ -110,9 +110,9 @@ func (r timeRow) line() string {
 
 // splitsResets reports whether any row has resets or waits (runs stored
 // before pglab timed them have neither, and keep the four columns).
-func (v *view) splitsResets() bool {
+func (v *Report) SplitsResets() bool {
 	for _, r := range v.Times {
-		if r.resetDur > 0 || r.waitDur > 0 || r.isCase {
+		if r.ResetDur > 0 || r.WaitDur > 0 || r.isCase {
 			return true
 		}
 	}
@@ -120,9 +120,9 @@ func (v *view) splitsResets() bool {
 }
 
 // TimeHead is the header of the time table.
-func (v *view) TimeHead() []string {
+func (v *Report) TimeHead() []string {
 	head := []string{"study", "took", "in measured steps", "in set-up"}
-	if v.splitsResets() {
+	if v.SplitsResets() {
 		head = append(head, "in resets", "waiting")
 	}
 	if len(v.Times) > 0 && v.Times[0].Run != "" {
@@ -132,7 +132,7 @@ func (v *view) TimeHead() []string {
 }
 
 // cells are a time row's cells under timeHead.
-func (r timeRow) cells(resets bool) []string {
+func (r timeRow) Cells(resets bool) []string {
 	measured := r.Measured
 	if r.MeasuredPct != "" {
 		measured += " (" + r.MeasuredPct + ")"
@@ -148,11 +148,11 @@ func (r timeRow) cells(resets bool) []string {
 }
 
 // TimeCells are the time rows' cells, for the HTML page.
-func (v *view) TimeCells() [][]string {
+func (v *Report) TimeCells() [][]string {
 	var out [][]string
-	resets := v.splitsResets()
+	resets := v.SplitsResets()
 	for _, r := range v.Times {
-		out = append(out, r.cells(resets))
+		out = append(out, r.Cells(resets))
 	}
 	return out
 }
@@ -169,9 +169,9 @@ func formatSpan(d time.Duration) string {
 }
 
 // TimeIntro is the sentence above the time table: what each column holds.
-func (v *view) TimeIntro() string {
+func (v *Report) TimeIntro() string {
 	s := "Where the time went (measured steps: what the figures time, every target and repetition; set-up: settings and restarts, tables and data, reading counters, waiting for statistics"
-	if v.splitsResets() {
+	if v.SplitsResets() {
 		s += "; resets: fresh data before a repetition (a clone of the cached dataset, or the data built again in place); waiting: for another pglab building the same dataset; a case's row counts its repetitions only"
 	}
 	return s + "):"

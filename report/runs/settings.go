@@ -1,4 +1,4 @@
-package report
+package runs
 
 import (
 	"sort"
@@ -43,7 +43,7 @@ var bootDefaults = map[string]string{
 }
 
 // settingRow is one setting across the targets of a report.
-type settingRow struct {
+type SettingRow struct {
 	Name string
 	// Values holds the value per target, "default" where the target
 	// did not report the setting.
@@ -55,7 +55,7 @@ type settingRow struct {
 // settingRows returns the settings that differ from PostgreSQL's defaults
 // on at least one target (leaving out where each server listens and lives,
 // and lines that repeat a default), sorted by name.
-func settingRows(targets []results.Target) []settingRow {
+func SettingRows(targets []results.Target) []SettingRow {
 	per := make([]map[string]string, len(targets))
 	var names []string
 	seen := map[string]bool{}
@@ -77,9 +77,9 @@ func settingRows(targets []results.Target) []settingRow {
 		}
 	}
 	sort.Strings(names)
-	var rows []settingRow
+	var rows []SettingRow
 	for _, n := range names {
-		r := settingRow{Name: n}
+		r := SettingRow{Name: n}
 		for i := range targets {
 			v, ok := per[i][n]
 			if !ok {

@@ -1,4 +1,4 @@
-package report
+package runs
 
 import "github.com/pglab/pglab/results"
 
@@ -9,7 +9,7 @@ import "github.com/pglab/pglab/results"
 //
 // Frozen: a study's presentation lives in its own file now; change it
 // there (and bump its version), never here.
-var legacyPresentations = map[string]results.Presentation{
+var LegacyPresentations = map[string]results.Presentation{
 	"tps": {
 		Labels: []results.LabelColumn{{Key: "clients", Head: "clients"}},
 		Primary: []results.MetricHead{
@@ -104,11 +104,11 @@ var legacyPresentations = map[string]results.Presentation{
 // stored them (or a dataset without the study's description), the legacy
 // table's; nil for a study without one (every metric in one table, each
 // one callable).
-func (d *Dataset) presentation(study string) *results.Presentation {
-	if info, ok := d.study(study); ok && info.Version > 0 {
+func (d *Dataset) Presentation(study string) *results.Presentation {
+	if info, ok := d.Study(study); ok && info.Version > 0 {
 		return info.Presentation
 	}
-	if p, ok := legacyPresentations[study]; ok {
+	if p, ok := LegacyPresentations[study]; ok {
 		return &p
 	}
 	return nil

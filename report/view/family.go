@@ -1,7 +1,10 @@
-package report
+package view
 
 import (
 	"fmt"
+
+	"github.com/pglab/pglab/report/internal/words"
+	"github.com/pglab/pglab/report/runs"
 
 	"github.com/pglab/pglab/compare"
 	"github.com/pglab/pglab/verdict"
@@ -10,8 +13,8 @@ import (
 // Regressions lists the called changes for the worse of report d, one line
 // each ("vacuum · 95 % updated, no index · WAL written by VACUUM: pg17 vs
 // pg16 +44 %, worse (p=… q=… n=6)"), for --fail-on regression.
-func Regressions(d *Dataset) ([]string, error) {
-	v, err := buildView(d, Options{})
+func Regressions(d *runs.Dataset) ([]string, error) {
+	v, err := Build(d, Options{})
 	if err != nil {
 		return nil, err
 	}
@@ -19,7 +22,7 @@ func Regressions(d *Dataset) ([]string, error) {
 	for _, sv := range v.Studies {
 		for _, cv := range sv.Cases {
 			for _, metric := range sv.metricOrder(cv.Key) {
-				res := sv.res[cv.Key][metric]
+				res := sv.Results[cv.Key][metric]
 				for _, c := range res.Changes {
 					if c.Called && (c.Verdict == compare.Worse) {
 						out = append(out, fmt.Sprintf("%s · %s · %s: %s vs %s %s",
@@ -33,7 +36,7 @@ func Regressions(d *Dataset) ([]string, error) {
 }
 
 // metricOrder returns the metrics of a case in the order measured.
-func (sv *studyView) metricOrder(caseKey string) []string {
+func (sv *Study) metricOrder(caseKey string) []string {
 	for _, cg := range sv.group.Cases {
 		if cg.Key == caseKey {
 			out := make([]string, len(cg.Metrics))
@@ -49,21 +52,21 @@ func (sv *studyView) metricOrder(caseKey string) []string {
 // FamilyLines say how many comparisons the report's calls come from and
 // how many of its calls may be false, and for an A/A run that every call
 // is a false one.
-func (v *view) FamilyLines() []string {
+func (v *Report) FamilyLines() []string {
 	f := v.Family
 	if f == nil {
 		return nil
 	}
 	var out []string
-	if v.d.AA() {
+	if v.Data.AA() {
 		out = append(out, fmt.Sprintf("A/A run: the targets are identical servers, so every called change is a false one. Called: %d of %s (by chance at most a %s chance of any call); exact metrics that differ: %d.",
-			f.Called, plural(f.M, "comparison"), verdict.Percent(f.Alpha), f.ExactCalled))
+			f.Called, words.Plural(f.M, "comparison"), verdict.Percent(f.Alpha), f.ExactCalled))
 	}
 	if f.M+f.ExactCalled == 0 {
 		return append(out, "Calls: none possible: no primary figure has the repetitions a call needs (see each change's n).")
 	}
 	out = append(out, "Calls: "+f.Text()+" ("+f.UncorrectedText()+"; auxiliary figures are shown, never called).")
-	if !v.d.Interleaved() {
+	if !v.Data.Interleaved() {
 		out = append(out, "These runs were not interleaved: each target was measured in its own run, so a change also holds whatever differed between the runs (the machine's load, its caches, the time of day).")
 	}
 	return out
@@ -71,7 +74,7 @@ func (v *view) FamilyLines() []string {
 
 // howToReadChanges explains the change columns: the test, the family, the
 // floor and the three outcomes.
-func (v *view) howToReadChanges(base, a string, exact bool) []string {
+func (v *Report) howToReadChanges(base, a string, exact bool) []string {
 	floor := verdict.Percent(compare.DefaultMinChange)
 	m := 0
 	if v.Family != nil {
@@ -83,7 +86,7 @@ func (v *view) howToReadChanges(base, a string, exact bool) []string {
 	}
 	out := []string{
 		"Each change compares a target with " + base + " round by round: in every round (repetition) the two ran next to each other, in mirrored pairs of rounds whose order was drawn at random, so whatever moved the machine between rounds moved both. The size of a change is the geometric mean of its rounds' ratios, with Student's confidence interval, and its test the paired t test of their logarithms. (Runs compared after the fact have no rounds in common: their changes use the Mann-Whitney U test and the Hodges-Lehmann ratio of two unpaired samples.)",
-		fmt.Sprintf("A report runs many tests, so they are made in two levels. First each measure — a primary figure over all the cases of its study, e.g. COPY TO time over the four row sizes — is tested as one question, by a randomization test of the signs of its rounds' changes (no assumption on their distribution); these %s are adjusted with Benjamini-Hochberg. Only the cases of a measure that passed are tested, Benjamini-Hochberg among them at q·R/M (R of the M measures passed; %s here); q in brackets is the larger of the measure's and the case's. A change is called (bold) when q ≤ %s and it is at least the floor, ±%s (--min-change; exact counts have a floor of 0). A case whose own test falls short is called \"with its measure\" when its measure passed and changed beyond the floor, and it moved the same way beyond the floor with p ≤ %s. When nothing changed at all, the chance of any call is at most %s; of the calls, about %s are expected to be false.", plural(measures, "measure test"), plural(m, "comparison"), a, floor, a, a, a),
+		fmt.Sprintf("A report runs many tests, so they are made in two levels. First each measure — a primary figure over all the cases of its study, e.g. COPY TO time over the four row sizes — is tested as one question, by a randomization test of the signs of its rounds' changes (no assumption on their distribution); these %s are adjusted with Benjamini-Hochberg. Only the cases of a measure that passed are tested, Benjamini-Hochberg among them at q·R/M (R of the M measures passed; %s here); q in brackets is the larger of the measure's and the case's. A change is called (bold) when q ≤ %s and it is at least the floor, ±%s (--min-change; exact counts have a floor of 0). A case whose own test falls short is called \"with its measure\" when its measure passed and changed beyond the floor, and it moved the same way beyond the floor with p ≤ %s. When nothing changed at all, the chance of any call is at most %s; of the calls, about %s are expected to be false.", words.Plural(measures, "measure test"), words.Plural(m, "comparison"), a, floor, a, a, a),
 		"same means the 90 % confidence interval of the change lies within ± the floor: the targets are equal for practical purposes (two one-sided tests at α); \"its measure within ±5 %\" means the measure as a whole (the mean change over its cases, with its 90 % interval) lies within the floor and so does every case's estimate. ~ means unresolved: neither a call nor same; \"could not see changes under ±7 %\" gives the smallest change these rounds could have detected, and \"below the floor\" a change that passed the test but is smaller than the floor. More rounds (--reps) or a quieter machine narrow what ~ hides.",
 		"Auxiliary figures (CPU, disk, wait events, further metrics) are tested and shown but never called: they explain the primary ones.",
 		"Times and rates that changed by a factor of 2 or more read \"5.7× faster\" or \"2.3× slower\"; other changes are percentages of the first target's median (\"−69 %\"), and values that are percentages change in percentage points (pp). \"better\" and \"worse\" follow each metric's direction: less time and less WAL are better, more throughput is better.",
@@ -91,7 +94,7 @@ func (v *view) howToReadChanges(base, a string, exact bool) []string {
 	if exact {
 		out = append(out, "Counts that should not vary between repetitions (rows loaded, WAL records of a deterministic step) are compared exactly: = when equal, the difference otherwise, without a test.")
 	}
-	if v.d.AA() {
+	if v.Data.AA() {
 		out = append(out, "This is an A/A run (pglab compare --aa): both targets are the same version with the same settings, so every call is a false one. Run one on a machine before trusting a comparison there.")
 	}
 	return out
@@ -99,7 +102,7 @@ func (v *view) howToReadChanges(base, a string, exact bool) []string {
 
 // metricHead names a metric of the study as its headline table does
 // ("VACUUM time"), else as the further metrics do.
-func (sv *studyView) metricHead(metric string) string {
+func (sv *Study) metricHead(metric string) string {
 	for _, t := range sv.Tables {
 		if t.Metric == metric {
 			return t.Head

@@ -1,15 +1,17 @@
-package report
+package view
 
 import (
 	"fmt"
 	"sort"
 	"strings"
 
+	"github.com/pglab/pglab/report/runs"
+
 	"github.com/pglab/pglab/results"
 )
 
 // textGroup is one kind of text artefact of a study, by case.
-type textGroup struct {
+type TextGroup struct {
 	Name, Head string
 	Markdown   bool
 	Open       bool
@@ -46,8 +48,8 @@ func (e textEntry) Who() string {
 // presentation's first, then any other in name order), per case in the
 // study's order, the first repetition of each target, targets that said
 // the same merged.
-func (sv *studyView) buildTexts(d *Dataset, p *results.Presentation) {
-	byName := map[string][]Output{}
+func (sv *Study) buildTexts(d *runs.Dataset, p *results.Presentation) {
+	byName := map[string][]runs.Output{}
 	for _, t := range d.Outputs {
 		if t.Study == sv.Name {
 			byName[t.Name] = append(byName[t.Name], t)
@@ -77,11 +79,11 @@ func (sv *studyView) buildTexts(d *Dataset, p *results.Presentation) {
 		if len(texts) == 0 {
 			continue
 		}
-		g := textGroup{Name: spec.Name, Head: spec.Head, Markdown: spec.Markdown, Open: spec.Open}
+		g := TextGroup{Name: spec.Name, Head: spec.Head, Markdown: spec.Markdown, Open: spec.Open}
 		for _, c := range sv.textCases(texts) {
 			tc := textCase{Case: c}
 			for _, target := range targets {
-				first, reps := Output{}, 0
+				first, reps := runs.Output{}, 0
 				for _, t := range texts {
 					if t.Target != target || results.CaseKey(t.Case) != c.Key {
 						continue
@@ -117,7 +119,7 @@ func (sv *studyView) buildTexts(d *Dataset, p *results.Presentation) {
 
 // textCases are the cases the texts belong to: the study's, in its order,
 // then any other.
-func (sv *studyView) textCases(texts []Output) []caseView {
+func (sv *Study) textCases(texts []runs.Output) []caseView {
 	out := append([]caseView(nil), sv.Cases...)
 	for _, t := range texts {
 		key := results.CaseKey(t.Case)
@@ -126,7 +128,7 @@ func (sv *studyView) textCases(texts []Output) []caseView {
 			found = found || c.Key == key
 		}
 		if !found {
-			out = append(out, caseView{Key: key, Labels: t.Case, Name: CaseTitle(t.Case)})
+			out = append(out, caseView{Key: key, Labels: t.Case, Name: runs.CaseTitle(t.Case)})
 		}
 	}
 	return out

@@ -1,4 +1,4 @@
-package report
+package view
 
 import (
 	"math"
@@ -14,9 +14,9 @@ import (
 // target, by its median, the largest first. Cases without the metric come
 // first, in their order (the whole workload before its queries); ties keep
 // their order.
-func (sv *studyView) sortCases(metric string) {
+func (sv *Study) sortCases(metric string) {
 	key := func(c caseView) (float64, bool) {
-		res := sv.res[c.Key][metric]
+		res := sv.Results[c.Key][metric]
 		if res == nil || len(sv.Targets) == 0 {
 			return 0, false
 		}

@@ -1,7 +1,9 @@
-package report
+package view
 
 import (
 	"strings"
+
+	"github.com/pglab/pglab/report/internal/words"
 
 	"github.com/pglab/pglab/results"
 )
@@ -86,7 +88,7 @@ var metricTitles = map[string]string{
 
 // metricTitle names a metric of the study for a reader: as its
 // presentation's titles do, else as every study's.
-func (sv *studyView) metricTitle(name string) string {
+func (sv *Study) metricTitle(name string) string {
 	if t, ok := sv.present.Titles[name]; ok {
 		return t
 	}
@@ -111,7 +113,7 @@ func labelColumns(p *results.Presentation, cases []caseView) []results.LabelColu
 	present := map[string]bool{}
 	var order []string
 	for _, c := range cases {
-		for _, k := range sortedKeys(c.Labels) {
+		for _, k := range words.SortedKeys(c.Labels) {
 			if !present[k] {
 				present[k] = true
 				order = append(order, k)

@@ -1,9 +1,11 @@
-package report
+package runs
 
 import (
 	"fmt"
 	"slices"
 	"strconv"
+
+	"github.com/pglab/pglab/report/internal/words"
 )
 
 // loadLine says how a study's load runs were sized (tps, tune: the
@@ -13,7 +15,7 @@ import (
 // (median half-width of its 95 % interval); 14 of 16 runs ended when
 // they reached ±1 %, the others at their duration." "" for a study
 // without such figures.
-func (d *Dataset) loadLine(study string) string {
+func (d *Dataset) LoadLine(study string) string {
 	vals := map[string][]float64{}
 	for _, m := range d.Measurements {
 		if m.Study == study {
@@ -42,11 +44,11 @@ func (d *Dataset) loadLine(study string) string {
 		}
 	}
 	target := ""
-	if info, ok := d.study(study); ok && info.Params["precision"] != "" && info.Params["precision"] != "0" {
+	if info, ok := d.Study(study); ok && info.Params["precision"] != "" && info.Params["precision"] != "0" {
 		target = " (±" + info.Params["precision"] + " %)"
 	}
 	s += fmt.Sprintf("; %d of %s ended when they reached the precision asked%s, the others at their duration or transaction count.",
-		precise, plural(len(measured), "run"), target)
+		precise, words.Plural(len(measured), "run"), target)
 	return s
 }
 

@@ -1,4 +1,4 @@
-package report
+package view
 
 import (
 	"fmt"
@@ -7,6 +7,9 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/pglab/pglab/report/internal/words"
+	"github.com/pglab/pglab/report/runs"
 
 	"github.com/pglab/pglab/results"
 )
@@ -17,7 +20,7 @@ import (
 // differ only in their numbers ("CPU saturated (99 % busy)", "(100 %
 // busy)") are one footnote with the numbers' range ("99–100 %"); the exact
 // texts stay in the JSON.
-func (sv *studyView) attachNotes(d *Dataset, o Options) {
+func (sv *Study) attachNotes(d *runs.Dataset, o Options) {
 	type place = notePlace
 	type group = noteGroup
 	var groups []*group
@@ -58,14 +61,14 @@ func (sv *studyView) attachNotes(d *Dataset, o Options) {
 			g.reps[pl] = append(g.reps[pl], n.Rep)
 		}
 	}
-	var tables []*metricTable
+	var tables []*Table
 	tables = append(tables, sv.Tables...)
 	if sv.Others != nil {
 		tables = append(tables, sv.Others)
 	}
 	// cellOf finds the cell of a case and target in the first table that
 	// shows the case (and the metric, for a metric's note).
-	cellOf := func(pl place) *cell {
+	cellOf := func(pl place) *Cell {
 		ti := slices.Index(sv.Targets, pl.target)
 		if pl.caseKey == "" || ti < 0 {
 			return nil
@@ -90,10 +93,10 @@ func (sv *studyView) attachNotes(d *Dataset, o Options) {
 	for _, g := range groups {
 		text := mergeNumbers(g.texts)
 		var unplaced []place
-		var placed []*cell
+		var placed []*Cell
 		allReps := true
 		for _, pl := range g.places {
-			if repsText(g.reps[pl], total(pl)) != "" {
+			if RepsText(g.reps[pl], total(pl)) != "" {
 				allReps = false
 			}
 			if c := cellOf(pl); c != nil {
@@ -105,7 +108,7 @@ func (sv *studyView) attachNotes(d *Dataset, o Options) {
 		when := ""
 		switch {
 		case len(g.places) == 1:
-			when = repsText(g.reps[g.places[0]], total(g.places[0]))
+			when = RepsText(g.reps[g.places[0]], total(g.places[0]))
 		case !allReps:
 			when = "noted in some repetitions"
 		}
@@ -136,14 +139,14 @@ func (sv *studyView) attachNotes(d *Dataset, o Options) {
 						}
 					}
 					if name == "" {
-						name = CaseTitle(g.first.Case)
+						name = runs.CaseTitle(g.first.Case)
 					}
 					if slices.Index(cases, name) < 0 {
 						cases = append(cases, name)
 					}
 				}
 			}
-			who := joinNonEmpty(", ", strings.Join(targets, ", "), strings.Join(cases, "; "), when)
+			who := words.JoinNonEmpty(", ", strings.Join(targets, ", "), strings.Join(cases, "; "), when)
 			if who != "" {
 				text = who + ": " + text
 			}
@@ -162,7 +165,7 @@ type noteGroup struct {
 	texts  []string
 	places []notePlace
 	reps   map[notePlace][]int
-	first  Note
+	first  runs.Note
 	// tpl is the template; caseLess marks notes on the study as a whole,
 	// grouped per target.
 	tpl      string
@@ -195,7 +198,7 @@ func mergeTargets(groups []*noteGroup) []*noteGroup {
 
 // ranReps returns the repetitions each case of the study ran (its
 // measurements' highest), "" for the study as a whole.
-func (sv *studyView) ranReps(d *Dataset) map[string]int {
+func (sv *Study) ranReps(d *runs.Dataset) map[string]int {
 	out := map[string]int{}
 	for _, m := range d.Measurements {
 		if m.Study != sv.Name {
@@ -263,8 +266,8 @@ func mergeNumbers(texts []string) string {
 }
 
 // noteText formats a note listed on its own.
-func noteText(n Note, where string) string {
-	who := joinNonEmpty(", ", n.Target, where)
+func noteText(n runs.Note, where string) string {
+	who := words.JoinNonEmpty(", ", n.Target, where)
 	if who == "" {
 		return n.Text
 	}
@@ -273,7 +276,7 @@ func noteText(n Note, where string) string {
 
 // repsText says in which repetitions a note was made: nothing when in
 // all of them (or outside them).
-func repsText(reps []int, total int) string {
+func RepsText(reps []int, total int) string {
 	if len(reps) == 0 {
 		return ""
 	}
@@ -302,8 +305,8 @@ func repsText(reps []int, total int) string {
 // numberFootnotes turns the cells' warnings and notes into numbered
 // marks. A warning that every summary (or every comparison) of the study
 // carries is said once, in General, instead.
-func (sv *studyView) numberFootnotes() {
-	var all []*row
+func (sv *Study) numberFootnotes() {
+	var all []*Row
 	for _, t := range sv.Tables {
 		all = append(all, t.Rows...)
 	}
@@ -312,7 +315,7 @@ func (sv *studyView) numberFootnotes() {
 	}
 	// A warning is general when every cell of its kind carries it:
 	// summaries or comparisons, of exact or of statistical metrics.
-	everywhere := func(exact bool, cells func(*row) []cell) map[string]bool {
+	everywhere := func(exact bool, cells func(*Row) []Cell) map[string]bool {
 		count := map[string]int{}
 		n := 0
 		for _, r := range all {
@@ -341,8 +344,8 @@ func (sv *studyView) numberFootnotes() {
 		}
 		return out
 	}
-	values := func(r *row) []cell { return r.Values }
-	changes := func(r *row) []cell { return r.Changes }
+	values := func(r *Row) []Cell { return r.Values }
+	changes := func(r *Row) []Cell { return r.Changes }
 	genValues := map[bool]map[string]bool{false: everywhere(false, values), true: everywhere(true, values)}
 	genChanges := map[bool]map[string]bool{false: everywhere(false, changes), true: everywhere(true, changes)}
 	addGeneral := func(w string) {
@@ -350,7 +353,7 @@ func (sv *studyView) numberFootnotes() {
 			sv.General = append(sv.General, w)
 		}
 	}
-	mark := func(c *cell, general map[string]bool) {
+	mark := func(c *Cell, general map[string]bool) {
 		for _, w := range c.warnings {
 			if general[w] {
 				addGeneral(w)
@@ -373,7 +376,7 @@ func (sv *studyView) numberFootnotes() {
 }
 
 // footnote returns the number of a footnote text, adding it if new.
-func (sv *studyView) footnote(text string) int {
+func (sv *Study) footnote(text string) int {
 	if i := slices.Index(sv.Foot, text); i >= 0 {
 		return i + 1
 	}

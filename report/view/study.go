@@ -1,8 +1,11 @@
-package report
+package view
 
 import (
 	"math"
 	"strings"
+
+	"github.com/pglab/pglab/report/internal/words"
+	"github.com/pglab/pglab/report/runs"
 
 	"github.com/pglab/pglab/compare"
 	"github.com/pglab/pglab/results"
@@ -10,17 +13,17 @@ import (
 
 // buildStudy lays out one study from the statistics of its cells (case
 // key → metric → result), as its presentation says.
-func buildStudy(d *Dataset, sg StudyGroup, res map[string]map[string]*compare.Result, o Options) (*studyView, error) {
-	p := d.presentation(sg.Study)
+func buildStudy(d *runs.Dataset, sg runs.StudyGroup, res map[string]map[string]*compare.Result, o Options) (*Study, error) {
+	p := d.Presentation(sg.Study)
 	if p == nil {
 		p = &results.Presentation{} // every metric in one table
 	}
-	sv := &studyView{Name: sg.Study, res: res, group: sg, separateRuns: !d.Interleaved(), present: p}
+	sv := &Study{Name: sg.Study, Results: res, group: sg, separateRuns: !d.Interleaved(), present: p}
 	names := sv.describe(d)
 	sv.buildCases(names)
 	shown := sv.buildFacts()
 	sv.buildImpact()
-	if d.hasOutcomes(sg.Study) {
+	if d.HasOutcomes(sg.Study) {
 		sv.buildMatrix(d)
 	} else {
 		sv.buildTables(shown, o)
@@ -29,20 +32,20 @@ func buildStudy(d *Dataset, sg StudyGroup, res map[string]map[string]*compare.Re
 	sv.numberFootnotes()
 	sv.buildTexts(d, p)
 	sv.buildNoise()
-	sv.brief = o.Brief
+	sv.Brief = o.Brief
 	return sv, nil
 }
 
 // describe fills the study's heading from its stored description (title,
 // source, parameters, settings, repetitions) and its columns, and returns
 // the names of its cases by key.
-func (sv *studyView) describe(d *Dataset) map[string]string {
-	info, hasInfo := d.study(sv.Name)
+func (sv *Study) describe(d *runs.Dataset) map[string]string {
+	info, hasInfo := d.Study(sv.Name)
 	if hasInfo {
 		sv.Title, sv.Source, sv.Reps = info.Title, info.Source, info.Reps
 		sv.Settings = strings.Join(info.Settings, ", ")
 		var ps []string
-		for _, k := range sortedKeys(info.Params) {
+		for _, k := range words.SortedKeys(info.Params) {
 			if info.Params[k] != "" {
 				ps = append(ps, k+"="+info.Params[k])
 			}
@@ -55,7 +58,7 @@ func (sv *studyView) describe(d *Dataset) map[string]string {
 	}
 
 	// The study's columns: targets with measurements or outcomes in it.
-	sv.Targets = d.studyTargets(sv.Name)
+	sv.Targets = d.StudyTargets(sv.Name)
 	if sv.Reps == 0 {
 		for _, m := range d.Measurements {
 			if m.Study == sv.Name && m.Rep > sv.Reps {
@@ -63,15 +66,15 @@ func (sv *studyView) describe(d *Dataset) map[string]string {
 			}
 		}
 	}
-	sv.autoReps = d.autoRepsText(sv.Name)
-	sv.LoadLine = d.loadLine(sv.Name)
+	sv.autoReps = d.AutoRepsText(sv.Name)
+	sv.LoadLine = d.LoadLine(sv.Name)
 	return names
 }
 
 // buildCases lays out the study's cases (named by names, by key, else by
 // the presentation's naming label, else by their labels; in measured
 // order or the presentation's) and their label columns.
-func (sv *studyView) buildCases(names map[string]string) {
+func (sv *Study) buildCases(names map[string]string) {
 	p := sv.present
 	for _, cg := range sv.group.Cases {
 		cv := caseView{Key: cg.Key, Labels: cg.Labels, Name: names[cg.Key], Impact: math.NaN()}
@@ -79,7 +82,7 @@ func (sv *studyView) buildCases(names map[string]string) {
 			cv.Name = cg.Labels[p.NameLabel]
 		}
 		if cv.Name == "" {
-			cv.Name = CaseTitle(cg.Labels)
+			cv.Name = runs.CaseTitle(cg.Labels)
 		}
 		sv.Cases = append(sv.Cases, cv)
 	}
@@ -107,7 +110,7 @@ func (sv *studyView) buildCases(names map[string]string) {
 
 // buildFacts adds the presentation's facts, metrics that describe a case,
 // as columns beside its labels, and returns those shown.
-func (sv *studyView) buildFacts() map[string]bool {
+func (sv *Study) buildFacts() map[string]bool {
 	shown := map[string]bool{}
 	for _, f := range sv.present.Facts {
 		if !sv.hasMetric(f.Metric) {
@@ -118,7 +121,7 @@ func (sv *studyView) buildFacts() map[string]bool {
 		for i := range sv.Cases {
 			c := &sv.Cases[i]
 			val := "–"
-			if res := sv.res[c.Key][f.Metric]; res != nil {
+			if res := sv.Results[c.Key][f.Metric]; res != nil {
 				for _, s := range res.Targets {
 					if s.N > 0 {
 						val = "≈" + compare.FormatValue(s.Center, res.Metric.Unit)
@@ -131,7 +134,7 @@ func (sv *studyView) buildFacts() map[string]bool {
 			}
 			c.Values = append(c.Values, val)
 			if val != "–" {
-				c.Facts = joinNonEmpty(", ", c.Facts, val)
+				c.Facts = words.JoinNonEmpty(", ", c.Facts, val)
 			}
 		}
 	}
@@ -140,11 +143,11 @@ func (sv *studyView) buildFacts() map[string]bool {
 
 // buildTables lays out the primary metrics' tables, the table of every
 // further metric (not in them nor in shown, the facts) and the charts.
-func (sv *studyView) buildTables(shown map[string]bool, o Options) {
+func (sv *Study) buildTables(shown map[string]bool, o Options) {
 	for _, ms := range sv.present.Primary {
-		t := &metricTable{Metric: ms.Metric, Head: ms.Head, Twin: ms.Twin}
+		t := &Table{Metric: ms.Metric, Head: ms.Head, Twin: ms.Twin}
 		for _, c := range sv.Cases {
-			res := sv.res[c.Key][ms.Metric]
+			res := sv.Results[c.Key][ms.Metric]
 			if res == nil {
 				continue
 			}
@@ -156,16 +159,16 @@ func (sv *studyView) buildTables(shown map[string]bool, o Options) {
 			sv.Tables = append(sv.Tables, t)
 		}
 	}
-	others := &metricTable{Head: "Further metrics"}
+	others := &Table{Head: "Further metrics"}
 	if len(sv.Tables) == 0 {
 		others.Head = "Metrics"
 	}
 	for _, c := range sv.Cases {
-		for _, mg := range sv.caseGroup(c.Key).Metrics {
+		for _, mg := range sv.CaseGroup(c.Key).Metrics {
 			if shown[mg.Name] {
 				continue
 			}
-			others.Rows = append(others.Rows, sv.newRow(c, mg.Name, sv.res[c.Key][mg.Name]))
+			others.Rows = append(others.Rows, sv.newRow(c, mg.Name, sv.Results[c.Key][mg.Name]))
 		}
 	}
 	switch {
@@ -183,18 +186,18 @@ func (sv *studyView) buildTables(shown map[string]bool, o Options) {
 }
 
 // caseGroup returns the measurements of a case by its key.
-func (sv *studyView) caseGroup(key string) CaseGroup {
+func (sv *Study) CaseGroup(key string) runs.CaseGroup {
 	for _, cg := range sv.group.Cases {
 		if cg.Key == key {
 			return cg
 		}
 	}
-	return CaseGroup{}
+	return runs.CaseGroup{}
 }
 
 // hasMetric reports whether any case has one of the metrics.
-func (sv *studyView) hasMetric(metrics ...string) bool {
-	for _, byMetric := range sv.res {
+func (sv *Study) hasMetric(metrics ...string) bool {
+	for _, byMetric := range sv.Results {
 		for _, m := range metrics {
 			if byMetric[m] != nil {
 				return true
@@ -205,13 +208,13 @@ func (sv *studyView) hasMetric(metrics ...string) bool {
 }
 
 // newRow formats one metric of one case.
-func (sv *studyView) newRow(c caseView, metric string, res *compare.Result) *row {
-	r := &row{Case: c, Metric: metric, MetricHead: sv.metricTitle(metric), Res: res}
+func (sv *Study) newRow(c caseView, metric string, res *compare.Result) *Row {
+	r := &Row{Case: c, Metric: metric, MetricHead: sv.metricTitle(metric), Res: res}
 	// A figure without samples shows "–" or "?", which says it all: its
 	// warnings are left to the JSON.
 	for _, t := range sv.Targets {
 		s, _ := res.Target(t)
-		cl := cell{Text: formatSummary(s, res.Metric)}
+		cl := Cell{Text: FormatSummary(s, res.Metric)}
 		if s.N > 0 {
 			cl.warnings = s.Warnings
 		}
@@ -220,14 +223,14 @@ func (sv *studyView) newRow(c caseView, metric string, res *compare.Result) *row
 	for _, t := range sv.Targets[min(1, len(sv.Targets)):] {
 		c, ok := res.Change(t)
 		if !ok {
-			r.Changes = append(r.Changes, cell{Text: "?"})
+			r.Changes = append(r.Changes, Cell{Text: "?"})
 			continue
 		}
-		cl := cell{Text: changeText(c), Class: changeClass(c)}
+		cl := Cell{Text: ChangeText(c), Class: ChangeClass(c)}
 		if c.N1 > 0 && c.N2 > 0 {
 			cl.warnings = c.Warnings
 		} else {
-			cl = cell{Text: "–"}
+			cl = Cell{Text: "–"}
 		}
 		r.Changes = append(r.Changes, cl)
 	}
@@ -235,7 +238,7 @@ func (sv *studyView) newRow(c caseView, metric string, res *compare.Result) *row
 }
 
 // buildMatrix lays out the outcomes of a behaviour probe.
-func (sv *studyView) buildMatrix(d *Dataset) {
+func (sv *Study) buildMatrix(d *runs.Dataset) {
 	for _, c := range sv.Cases {
 		mr := matrixRow{Case: c}
 		var base string
@@ -244,7 +247,7 @@ func (sv *studyView) buildMatrix(d *Dataset) {
 			if i == 0 {
 				base = text
 			}
-			cl := cell{Text: text}
+			cl := Cell{Text: text}
 			if i > 0 && text != base {
 				cl.Class = "differs"
 			}
@@ -256,7 +259,7 @@ func (sv *studyView) buildMatrix(d *Dataset) {
 
 // outcomeText returns the outcome of a case on a target; outcomes that
 // differ across repetitions are joined with " | ".
-func outcomeText(d *Dataset, study, caseKey, target string) string {
+func outcomeText(d *runs.Dataset, study, caseKey, target string) string {
 	var texts []string
 	seen := map[string]bool{}
 	for _, n := range d.Notes {

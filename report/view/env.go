@@ -1,4 +1,4 @@
-package report
+package view
 
 import (
 	"fmt"
@@ -20,7 +20,7 @@ type envReason struct {
 // envReasons numbers the distinct reasons of the targets' limits that
 // were not (fully) enforced, in table order: the footnote number of a
 // reason is its index + 1.
-func (v *view) envReasons() []envReason {
+func (v *Report) envReasons() []envReason {
 	var out []envReason
 	index := map[string]int{}
 	for _, key := range env.Keys() {
@@ -46,7 +46,7 @@ func (v *view) envReasons() []envReason {
 // profile, then one row per limit any target sets, each cell the limit and
 // whether it was enforced (by what) or not (a numbered footnote says why,
 // see envNotes). None when no target ran in an environment.
-func (v *view) envRows() [][]string {
+func (v *Report) envRows() [][]string {
 	some := false
 	for _, t := range v.Targets {
 		if t.Env != nil {
@@ -90,7 +90,7 @@ func (v *view) envRows() [][]string {
 				row = append(row, fmt.Sprintf("%s, enforced (%s)%s", l.Value, how, v.measuredRTT(t.Name, key)))
 				continue
 			}
-			row = append(row, fmt.Sprintf("%s, %s %s", l.Value, l.Status, superscript(mark[string(l.Status)+": "+l.Why])))
+			row = append(row, fmt.Sprintf("%s, %s %s", l.Value, l.Status, Superscript(mark[string(l.Status)+": "+l.Why])))
 		}
 		if set {
 			rows = append(rows, row)
@@ -102,10 +102,10 @@ func (v *view) envRows() [][]string {
 // EnvNotes say why limits were not (fully) enforced, numbered as envRows
 // marks them, where the profiles' figures come from, and that an emulated
 // environment is an approximation.
-func (v *view) EnvNotes() []string {
+func (v *Report) EnvNotes() []string {
 	var out []string
 	for i, r := range v.envReasons() {
-		out = append(out, fmt.Sprintf("%s %s — %s", superscript(i+1), strings.Join(r.limits, ", "), r.why))
+		out = append(out, fmt.Sprintf("%s %s — %s", Superscript(i+1), strings.Join(r.limits, ", "), r.why))
 	}
 	docs := map[string]bool{}
 	for _, t := range v.Targets {
@@ -139,12 +139,12 @@ func limitOf(r *env.Record, key string) (env.LimitRecord, bool) {
 // measuredRTT is ", measured X" for the rtt row: the median of the
 // round trips the probe measured before each step (env_rtt_us), which
 // the report shows rather than the setting.
-func (v *view) measuredRTT(target, key string) string {
+func (v *Report) measuredRTT(target, key string) string {
 	if key != env.KeyRTT {
 		return ""
 	}
 	var us []float64
-	for _, m := range v.d.Measurements {
+	for _, m := range v.Data.Measurements {
 		if m.Target == target && m.Metric == "env_rtt_us" {
 			us = append(us, m.Value)
 		}

@@ -1,10 +1,12 @@
-package report
+package view
 
 import (
 	"fmt"
 	"math"
 	"strings"
 	"time"
+
+	"github.com/pglab/pglab/report/internal/words"
 
 	"github.com/pglab/pglab/compare"
 	"github.com/pglab/pglab/results"
@@ -14,7 +16,7 @@ import (
 // half-width of its confidence interval when there is one ("10.4 s ± 3 %"),
 // the median alone when there are too few samples, the exact value for
 // exact metrics, "–" without samples.
-func formatSummary(s compare.Summary, m compare.Metric) string {
+func FormatSummary(s compare.Summary, m compare.Metric) string {
 	if s.N == 0 {
 		return "–"
 	}
@@ -47,14 +49,14 @@ func formatCenter(s compare.Summary, m compare.Metric) string {
 // the test's figures, e.g. "5.7× faster (p=0.002 q=0.031 n=6)", "same
 // (within ±5 %; n=6)", "~ (could not see changes under ±7 %; n=4)"; see
 // compare.Change.OutcomeText.
-func changeText(c compare.Change) string {
+func ChangeText(c compare.Change) string {
 	return c.OutcomeText()
 }
 
 // changeClass classifies a comparison for styling: a called change is
 // "better", "worse" or "changed" (a neutral metric), an equivalence
 // "same", anything else "ns" (not called).
-func changeClass(c compare.Change) string {
+func ChangeClass(c compare.Change) string {
 	switch {
 	case c.Outcome == compare.OutcomeSame:
 		return "same"
@@ -88,7 +90,7 @@ func hostLine(h results.Host) string {
 		parts = append(parts, h.Arch)
 	}
 	if h.CPUs > 0 {
-		cpu := plural(h.CPUs, "CPU")
+		cpu := words.Plural(h.CPUs, "CPU")
 		if h.CPUModel != "" {
 			cpu += " (" + h.CPUModel + ")"
 		}
@@ -98,7 +100,7 @@ func hostLine(h results.Host) string {
 		parts = append(parts, compare.FormatValue(float64(h.MemoryBytes), compare.Bytes)+" memory")
 	}
 	if h.Disk.Device != "" || h.Disk.Filesystem != "" {
-		disk := "disk " + joinNonEmpty(" ", h.Disk.Device, h.Disk.Filesystem)
+		disk := "disk " + words.JoinNonEmpty(" ", h.Disk.Device, h.Disk.Filesystem)
 		if h.Disk.Rotational != nil {
 			if *h.Disk.Rotational {
 				disk += ", rotational"
@@ -129,7 +131,7 @@ func formatDuration(d time.Duration) string {
 
 // jnum maps a float to JSON: null for NaN and infinities, which
 // encoding/json refuses.
-func jnum(v float64) *float64 {
+func Finite(v float64) *float64 {
 	if math.IsNaN(v) || math.IsInf(v, 0) {
 		return nil
 	}

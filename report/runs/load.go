@@ -1,4 +1,4 @@
-package report
+package runs
 
 import (
 	"context"
@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/pglab/pglab/report/internal/words"
 
 	"github.com/pglab/pglab/results"
 )
@@ -192,7 +194,7 @@ func (d *Dataset) addArtefacts(l loadedRun, rename func(string) string) {
 				// report its case names, not the report.
 				continue
 			}
-			d.addStudy(si, l.rec.ID)
+			d.AddStudy(si, l.rec.ID)
 		case "note", "outcome":
 			n := Note{
 				Study:   a.Study,
@@ -248,7 +250,7 @@ func lookupRun(ctx context.Context, store *results.Store, ref string) (results.R
 // earlier run keeps that description (and its presentation), with the
 // cases it lacked added and a note when the parameters, the repetitions or
 // the study's versions differ.
-func (d *Dataset) addStudy(si StudyInfo, runID string) {
+func (d *Dataset) AddStudy(si StudyInfo, runID string) {
 	for i := range d.Studies {
 		s := &d.Studies[i]
 		if s.Name != si.Name {
@@ -280,9 +282,9 @@ func (d *Dataset) addStudy(si StudyInfo, runID string) {
 // paramsDiff lists the parameters whose values differ, as "name=a→b".
 func paramsDiff(a, b map[string]string) string {
 	var out []string
-	for _, k := range sortedKeys(a, b) {
+	for _, k := range words.SortedKeys(a, b) {
 		if a[k] != b[k] {
-			out = append(out, fmt.Sprintf("%s=%s → %s", k, orDash(a[k]), orDash(b[k])))
+			out = append(out, fmt.Sprintf("%s=%s → %s", k, words.OrDash(a[k]), words.OrDash(b[k])))
 		}
 	}
 	return strings.Join(out, ", ")

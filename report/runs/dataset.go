@@ -1,4 +1,4 @@
-package report
+package runs
 
 import (
 	"encoding/json"
@@ -109,7 +109,7 @@ func (d *Dataset) TargetNames() []string {
 }
 
 // target returns the stored description of a target by its report name.
-func (d *Dataset) target(name string) (results.Target, bool) {
+func (d *Dataset) Target(name string) (results.Target, bool) {
 	for _, t := range d.Targets {
 		if t.Name == name {
 			return t, true
@@ -119,7 +119,7 @@ func (d *Dataset) target(name string) (results.Target, bool) {
 }
 
 // runs returns the runs of the report: Runs, or Run alone.
-func (d *Dataset) runs() []results.RunRecord {
+func (d *Dataset) RunRecords() []results.RunRecord {
 	if len(d.Runs) > 0 {
 		return d.Runs
 	}
@@ -130,7 +130,7 @@ func (d *Dataset) runs() []results.RunRecord {
 }
 
 // study returns the stored description of a study, if the run kept one.
-func (d *Dataset) study(name string) (StudyInfo, bool) {
+func (d *Dataset) Study(name string) (StudyInfo, bool) {
 	for _, s := range d.Studies {
 		if s.Name == name {
 			return s, true
@@ -140,11 +140,11 @@ func (d *Dataset) study(name string) (StudyInfo, bool) {
 }
 
 // alpha returns the significance level of the report.
-func (d *Dataset) alpha() float64 {
+func (d *Dataset) SignificanceLevel() float64 {
 	if d.Alpha > 0 {
 		return d.Alpha
 	}
-	for _, r := range d.runs() {
+	for _, r := range d.RunRecords() {
 		var extra struct {
 			Alpha float64 `json:"alpha"`
 		}
@@ -184,7 +184,7 @@ func (d *Dataset) Groups() []StudyGroup {
 // target being the baseline, as a cell on its own (no family: see
 // compare.Analyze).
 func (d *Dataset) Analyze(mg MetricGroup) (*compare.Result, error) {
-	return compare.Analyze(verdict.Input(mg, d.TargetNames(), d.Interleaved()), compare.Options{Alpha: d.alpha()})
+	return compare.Analyze(verdict.Input(mg, d.TargetNames(), d.Interleaved()), compare.Options{Alpha: d.SignificanceLevel()})
 }
 
 // RunTiming is where a run's wall time went: starting its servers, then
@@ -199,7 +199,7 @@ type RunTiming struct {
 
 // hasOutcomes reports whether the study is a behaviour probe: one with
 // outcomes, shown as a matrix.
-func (d *Dataset) hasOutcomes(study string) bool {
+func (d *Dataset) HasOutcomes(study string) bool {
 	for _, n := range d.Notes {
 		if n.Study == study && n.Outcome {
 			return true

@@ -1,8 +1,11 @@
-package report
+package view
 
 import (
 	"slices"
 	"strings"
+
+	"github.com/pglab/pglab/report/internal/words"
+	"github.com/pglab/pglab/report/runs"
 
 	"github.com/pglab/pglab/compare"
 	"github.com/pglab/pglab/env"
@@ -12,18 +15,18 @@ import (
 // view is a Dataset analysed for reading: the setup, and per study the
 // tables, the matrix, the notes and the numbered warnings. Every format
 // renders the same view, so that they agree figure for figure.
-type view struct {
-	d        *Dataset
+type Report struct {
+	Data     *runs.Dataset
 	Title    string
 	Alpha    float64
 	Runs     []runView
 	Hosts    []string // one line per distinct host
 	Targets  []targetView
-	Settings []settingRow
+	Settings []runs.SettingRow
 	// Headlines summarise each study's primary metrics (two or more
 	// targets only), a table per set of targets.
 	Headlines []headlineTable
-	Studies   []*studyView
+	Studies   []*Study
 	// Family is the report's cells analysed as one family of tests: how
 	// many comparisons, how many called, how many false calls to expect.
 	Family *compare.Family
@@ -39,7 +42,7 @@ type view struct {
 	DataLines []string
 	// Reps say how many repetitions the cases ran and why.
 	Reps  repsView
-	brief bool // Options.Brief
+	Brief bool // Options.Brief
 	// general are the warnings every study says, said once by a brief
 	// report.
 	general []string
@@ -58,7 +61,7 @@ type targetView struct {
 }
 
 // studyView is one study of the report.
-type studyView struct {
+type Study struct {
 	Name, Title, Source string
 	Params              string
 	Reps                int
@@ -76,9 +79,9 @@ type studyView struct {
 	LabelCols []results.LabelColumn
 	Cases     []caseView
 	// Tables are the primary metrics' tables, rows by case.
-	Tables []*metricTable
+	Tables []*Table
 	// Others holds every further metric: a row per case and metric.
-	Others *metricTable
+	Others *Table
 	// Omitted counts the rows of further metrics a brief view leaves out.
 	Omitted int
 	// Matrix holds the outcomes of a behaviour probe, a row per case.
@@ -95,37 +98,37 @@ type studyView struct {
 	Charts []results.Chart
 	// Noise are the study's noise statements, one per target compared
 	// with the baseline (noise.go).
-	Noise []noiseFigures
+	Noise []Noise
 	// Texts are the study's text artefacts (what the server said), by
 	// kind and case.
-	Texts []textGroup
+	Texts []TextGroup
 
-	res   map[string]map[string]*compare.Result // case key → metric → result
-	group StudyGroup
+	Results map[string]map[string]*compare.Result // case key → metric → result
+	group   runs.StudyGroup
 	// present is how the study is shown (never nil).
 	present *results.Presentation
-	brief   bool // Options.Brief: texts are left out
+	Brief   bool // Options.Brief: texts are left out
 	// separateRuns marks a study whose targets come from different runs
 	// (a report of runs side by side): their repetitions were not
 	// interleaved.
 	separateRuns bool
 	// common holds the warnings every study says (a brief report says
 	// them once).
-	common map[string]bool
+	Common map[string]bool
 }
 
 // leftOut says what a brief view leaves out of the study, or "".
-func (sv *studyView) leftOut() string {
+func (sv *Study) LeftOut() string {
 	var parts []string
 	if n := sv.twinRows(); n > 0 {
-		parts = append(parts, plural(n, "row")+" of figures derived from the same step (their outcome is the step's)")
+		parts = append(parts, words.Plural(n, "row")+" of figures derived from the same step (their outcome is the step's)")
 	}
 	if sv.Omitted > 0 {
-		parts = append(parts, plural(sv.Omitted, "row")+" of further metrics")
+		parts = append(parts, words.Plural(sv.Omitted, "row")+" of further metrics")
 	}
-	if sv.brief {
+	if sv.Brief {
 		for _, g := range sv.Texts {
-			parts = append(parts, lowerFirst(g.Head))
+			parts = append(parts, words.LowerFirst(g.Head))
 		}
 	}
 	if len(parts) == 0 {
@@ -151,30 +154,30 @@ type caseView struct {
 
 // metricTable is a table of one metric (rows by case), or of further
 // metrics (rows by case and metric).
-type metricTable struct {
+type Table struct {
 	Metric string
 	Head   string
 	Unit   string
-	Rows   []*row
+	Rows   []*Row
 	// Twin is the primary metric this table's metric repeats (a
 	// throughput of the same timed step): a brief view leaves it out.
 	Twin string
 }
 
 // row is one line of a metric table.
-type row struct {
+type Row struct {
 	Case       caseView
 	Metric     string
 	MetricHead string
 	Res        *compare.Result
 	// Values are the targets' summaries, Changes the comparisons of the
 	// other targets with the baseline.
-	Values  []cell
-	Changes []cell
+	Values  []Cell
+	Changes []Cell
 }
 
 // cell is one formatted figure with its footnote marks.
-type cell struct {
+type Cell struct {
 	Text string
 	// Class is "better", "worse", "ns" (not significant), "same" or
 	// "" for a change; "differs" for an outcome unlike the baseline's.
@@ -187,7 +190,7 @@ type cell struct {
 // matrixRow is one case of a behaviour matrix.
 type matrixRow struct {
 	Case  caseView
-	Cells []cell
+	Cells []Cell
 }
 
 // headlineTable is a summary table of studies that cover the same
@@ -207,7 +210,7 @@ type headlineRow struct {
 	Case   string
 	Values []string
 	// Changes has one cell per target after the first.
-	Changes []cell
+	Changes []Cell
 }
 
 // Options choose what a report shows.
@@ -220,23 +223,23 @@ type Options struct {
 }
 
 // buildView analyses a dataset.
-func buildView(d *Dataset, o Options) (*view, error) {
-	v := &view{d: d, Alpha: d.alpha(), brief: o.Brief}
-	runs := d.runs()
-	switch len(runs) {
+func Build(d *runs.Dataset, o Options) (*Report, error) {
+	v := &Report{Data: d, Alpha: d.SignificanceLevel(), Brief: o.Brief}
+	records := d.RunRecords()
+	switch len(records) {
 	case 0:
 		v.Title = "pglab report"
 	case 1:
-		v.Title = "pglab report: run " + runs[0].ID
+		v.Title = "pglab report: run " + records[0].ID
 	default:
-		ids := make([]string, len(runs))
-		for i, r := range runs {
+		ids := make([]string, len(records))
+		for i, r := range records {
 			ids[i] = r.ID
 		}
 		v.Title = "pglab report: runs " + strings.Join(ids, " vs ")
 	}
 	hosts := map[string]bool{}
-	for _, r := range runs {
+	for _, r := range records {
 		rv := runView{
 			ID: r.ID, Kind: string(r.Kind), Status: string(r.Status), Version: r.Version,
 			Command: strings.Join(r.Command, " "), Error: r.Error, Host: hostLine(r.Host),
@@ -254,13 +257,13 @@ func buildView(d *Dataset, o Options) (*view, error) {
 		}
 	}
 	for _, name := range d.TargetNames() {
-		t, _ := d.target(name)
+		t, _ := d.Target(name)
 		tv := targetView{Name: name, Server: "?", Checksums: "?", Conn: t.Conn}
 		if t.ServerVersion != "" {
 			tv.Server = "PostgreSQL " + t.ServerVersion
 		}
 		if t.ServerVersion != "" || t.ServerVersionNum != 0 {
-			tv.Checksums = onOff(t.DataChecksums)
+			tv.Checksums = words.OnOff(t.DataChecksums)
 		}
 		if t.Kind == results.TargetManaged {
 			tv.Conn = "managed by pglab"
@@ -273,19 +276,19 @@ func buildView(d *Dataset, o Options) (*view, error) {
 		}
 		v.Targets = append(v.Targets, tv)
 	}
-	v.Settings = settingRows(d.Targets)
+	v.Settings = runs.SettingRows(d.Targets)
 	v.buildTimes()
 	v.buildReps()
 
 	known := map[string]bool{}
 	groups := d.Groups()
-	a, err := d.analyzeAll(groups)
+	a, err := d.AnalyzeAll(groups)
 	if err != nil {
 		return nil, err
 	}
-	v.Family = a.family
+	v.Family = a.Family
 	for _, sg := range groups {
-		sv, err := buildStudy(d, sg, a.results[sg.Study], o)
+		sv, err := buildStudy(d, sg, a.Results[sg.Study], o)
 		if err != nil {
 			return nil, err
 		}
@@ -316,8 +319,8 @@ func buildView(d *Dataset, o Options) (*view, error) {
 
 // primaryByCase is the primary tables as one, for a brief report: per
 // case, a row for each primary metric, named by its table's heading.
-func (sv *studyView) primaryByCase() *metricTable {
-	out := &metricTable{Head: "Primary metrics"}
+func (sv *Study) PrimaryByCase() *Table {
+	out := &Table{Head: "Primary metrics"}
 	for _, c := range sv.Cases {
 		for _, t := range sv.briefTables() {
 			for _, r := range t.Rows {
@@ -335,11 +338,11 @@ func (sv *studyView) primaryByCase() *metricTable {
 // briefTables are the primary tables a brief view shows: all but the
 // twins (a throughput of the same timed step, whose outcome is its
 // twin's).
-func (sv *studyView) briefTables() []*metricTable {
-	if !sv.brief {
+func (sv *Study) briefTables() []*Table {
+	if !sv.Brief {
 		return sv.Tables
 	}
-	var out []*metricTable
+	var out []*Table
 	for _, t := range sv.Tables {
 		if t.Twin == "" {
 			out = append(out, t)
@@ -349,10 +352,10 @@ func (sv *studyView) briefTables() []*metricTable {
 }
 
 // twinRows counts the rows a brief view leaves out as twins.
-func (sv *studyView) twinRows() int {
+func (sv *Study) twinRows() int {
 	n := 0
 	for _, t := range sv.Tables {
-		if sv.brief && t.Twin != "" {
+		if sv.Brief && t.Twin != "" {
 			n += len(t.Rows)
 		}
 	}
@@ -362,8 +365,8 @@ func (sv *studyView) twinRows() int {
 // commonGeneral returns the general warnings that every study with
 // figures carries, when there are two studies or more, in the first
 // study's order; each study's common set is marked too.
-func (v *view) commonGeneral() []string {
-	var with []*studyView
+func (v *Report) commonGeneral() []string {
+	var with []*Study
 	for _, sv := range v.Studies {
 		if len(sv.Tables) > 0 || sv.Others != nil {
 			with = append(with, sv)
@@ -383,9 +386,9 @@ func (v *view) commonGeneral() []string {
 		}
 	}
 	for _, sv := range with {
-		sv.common = map[string]bool{}
+		sv.Common = map[string]bool{}
 		for _, g := range out {
-			sv.common[g] = true
+			sv.Common[g] = true
 		}
 	}
 	return out

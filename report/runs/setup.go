@@ -1,4 +1,4 @@
-package report
+package runs
 
 import "github.com/pglab/pglab/results"
 

@@ -1,10 +1,13 @@
-package report
+package view
 
 import (
 	"fmt"
 	"math"
 	"slices"
 	"strings"
+
+	"github.com/pglab/pglab/report/internal/words"
+	"github.com/pglab/pglab/report/runs"
 
 	"github.com/pglab/pglab/compare"
 	"github.com/pglab/pglab/verdict"
@@ -14,7 +17,7 @@ import (
 // baseline: how much of the spread of its primary figures came from the
 // machine, what the machine did during the steps, and what it would take
 // to resolve what is unresolved.
-type noiseFigures struct {
+type Noise struct {
 	Target   string `json:"target"`
 	Baseline string `json:"baseline"`
 	// Figures is the number of paired primary figures the spreads are
@@ -56,7 +59,7 @@ type noiseFigures struct {
 // buildNoise fills the study's noise statements, one per target compared
 // with the baseline, from its primary figures' paired changes and the
 // machine's figures recorded with each step.
-func (sv *studyView) buildNoise() {
+func (sv *Study) buildNoise() {
 	if len(sv.Targets) < 2 || sv.separateRuns {
 		return
 	}
@@ -71,8 +74,8 @@ func (sv *studyView) buildNoise() {
 }
 
 // noiseFor gathers the noise figures of one target.
-func (sv *studyView) noiseFor(target string) noiseFigures {
-	nf := noiseFigures{Target: target, Baseline: sv.Targets[0], Disturbed: []string{}}
+func (sv *Study) noiseFor(target string) Noise {
+	nf := Noise{Target: target, Baseline: sv.Targets[0], Disturbed: []string{}}
 	var side, round, corr []float64
 	var needed []int
 	for _, cg := range sv.group.Cases {
@@ -80,7 +83,7 @@ func (sv *studyView) noiseFor(target string) noiseFigures {
 			if !verdict.Callable(sv.present, mg.Name) || verdict.TwinOf(sv.present, mg.Name) != "" {
 				continue
 			}
-			c, ok := sv.res[cg.Key][mg.Name].Change(target)
+			c, ok := sv.Results[cg.Key][mg.Name].Change(target)
 			if !ok || c.Pairs == 0 {
 				continue
 			}
@@ -113,7 +116,7 @@ func (sv *studyView) noiseFor(target string) noiseFigures {
 // machineNoise adds what the machine did during the study's steps on the
 // baseline and the target: other processes' CPU and steal, and the
 // rounds disturbed by foreign load (left out of the comparison).
-func (sv *studyView) machineNoise(nf *noiseFigures) {
+func (sv *Study) machineNoise(nf *Noise) {
 	var foreign, steal []float64
 	targets := []string{nf.Baseline, nf.Target}
 	for _, cg := range sv.group.Cases {
@@ -136,19 +139,19 @@ func (sv *studyView) machineNoise(nf *noiseFigures) {
 		}
 	}
 	if len(foreign) > 0 {
-		nf.ForeignMedian, nf.ForeignMax = medianOf(foreign), jnum(slices.Max(foreign))
+		nf.ForeignMedian, nf.ForeignMax = medianOf(foreign), Finite(slices.Max(foreign))
 	}
 	if len(steal) > 0 {
-		nf.StealMax = jnum(slices.Max(steal))
+		nf.StealMax = Finite(slices.Max(steal))
 	}
 }
 
 // fsyncNoise adds the time of one WAL fsync over the study's steps on the
 // targets and how much it varied from step to step.
-func (sv *studyView) fsyncNoise(nf *noiseFigures, targets []string) {
+func (sv *Study) fsyncNoise(nf *Noise, targets []string) {
 	var all, spreads []float64
 	for _, cg := range sv.group.Cases {
-		var ms, n MetricGroup
+		var ms, n runs.MetricGroup
 		for _, mg := range cg.Metrics {
 			switch mg.Name {
 			case "wal_sync_ms":
@@ -208,11 +211,11 @@ func medianOf(x []float64) *float64 {
 }
 
 // text says the noise figures in a paragraph.
-func (nf noiseFigures) text() string {
+func (nf Noise) text() string {
 	var parts []string
 	if nf.Figures > 0 && nf.SpreadSide != nil && nf.SpreadRound != nil {
 		s := fmt.Sprintf("Noise (%s vs %s, %s): across rounds each side varied by ±%s %%, the two sides of a round by ±%s %% (medians)",
-			nf.Target, nf.Baseline, plural(nf.Figures, "primary figure"), formatPctValue(*nf.SpreadSide), formatPctValue(*nf.SpreadRound))
+			nf.Target, nf.Baseline, words.Plural(nf.Figures, "primary figure"), formatPctValue(*nf.SpreadSide), formatPctValue(*nf.SpreadRound))
 		if nf.Correlation != nil && *nf.Correlation >= 0.5 {
 			s += fmt.Sprintf("; the machine moved both sides of a round together (correlation %.2f), which comparing round by round takes out", *nf.Correlation)
 		} else if nf.Correlation != nil {
@@ -244,7 +247,7 @@ func (nf noiseFigures) text() string {
 	switch {
 	case nf.Unresolved == 0:
 	case nf.RoundsNeeded == 0:
-		parts = append(parts, fmt.Sprintf("%s unresolved.", plural(nf.Unresolved, "primary figure")))
+		parts = append(parts, fmt.Sprintf("%s unresolved.", words.Plural(nf.Unresolved, "primary figure")))
 	case nf.Unresolved == 1:
 		s := fmt.Sprintf("1 primary figure unresolved after %d rounds: at its present estimate and spread it would need about %d rounds",
 			nf.Rounds, nf.RoundsNeeded)
@@ -254,7 +257,7 @@ func (nf noiseFigures) text() string {
 		parts = append(parts, s+".")
 	default:
 		s := fmt.Sprintf("%s unresolved after %d rounds: at their present estimates and spread they would need about %d rounds (median; up to %d)",
-			plural(nf.Unresolved, "primary figure"), nf.Rounds, nf.RoundsNeeded, nf.RoundsNeededMax)
+			words.Plural(nf.Unresolved, "primary figure"), nf.Rounds, nf.RoundsNeeded, nf.RoundsNeededMax)
 		if nf.RoundsNeeded > 4*max(nf.Rounds, 1) {
 			s += " — more than rounds can buy here: a quieter machine (less spread within a round) or a larger floor"
 		}

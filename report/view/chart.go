@@ -1,4 +1,4 @@
-package report
+package view
 
 import (
 	"math"
@@ -6,6 +6,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/pglab/pglab/report/internal/words"
 
 	"github.com/pglab/pglab/compare"
 	svg "github.com/pglab/pglab/internal/svgchart"
@@ -32,7 +34,7 @@ const (
 )
 
 // chartData is what one chart shows.
-type chartData struct {
+type Chart struct {
 	Title      string
 	Unit       compare.Unit
 	Line       bool
@@ -62,8 +64,8 @@ type point struct {
 }
 
 // chartsOf resolves a study's chart specs against its results.
-func (sv *studyView) chartsOf() []chartData {
-	var out []chartData
+func (sv *Study) ChartsOf() []Chart {
+	var out []Chart
 	for _, spec := range sv.Charts {
 		if cd, ok := sv.chartData(spec); ok {
 			out = append(out, cd)
@@ -74,8 +76,8 @@ func (sv *studyView) chartsOf() []chartData {
 
 // chartData gathers the figures of one chart; ok is false when there is
 // nothing to draw.
-func (sv *studyView) chartData(spec results.Chart) (chartData, bool) {
-	cd := chartData{Title: spec.Title, XHead: spec.XHead, CeilingText: spec.CeilingText}
+func (sv *Study) chartData(spec results.Chart) (Chart, bool) {
+	cd := Chart{Title: spec.Title, XHead: spec.XHead, CeilingText: spec.CeilingText}
 	metrics := sv.chartMetrics(spec)
 	if len(metrics) == 0 {
 		return cd, false
@@ -98,7 +100,7 @@ func (sv *studyView) chartData(spec results.Chart) (chartData, bool) {
 }
 
 // chartMetrics are the chart's metrics the study measured.
-func (sv *studyView) chartMetrics(spec results.Chart) []string {
+func (sv *Study) chartMetrics(spec results.Chart) []string {
 	var metrics []string
 	for _, m := range spec.Metrics {
 		if sv.hasMetric(m) {
@@ -109,11 +111,11 @@ func (sv *studyView) chartMetrics(spec results.Chart) []string {
 }
 
 // casesWith returns the cases that have any of the metrics, in order.
-func (sv *studyView) casesWith(metrics []string) []caseView {
+func (sv *Study) casesWith(metrics []string) []caseView {
 	var cases []caseView
 	for _, c := range sv.Cases {
 		for _, m := range metrics {
-			if sv.res[c.Key][m] != nil {
+			if sv.Results[c.Key][m] != nil {
 				cases = append(cases, c)
 				break
 			}
@@ -124,10 +126,10 @@ func (sv *studyView) casesWith(metrics []string) []caseView {
 
 // unitOf returns the unit of the first metric that has one, as its first
 // case with a result says.
-func (sv *studyView) unitOf(metrics []string, cases []caseView) compare.Unit {
+func (sv *Study) unitOf(metrics []string, cases []caseView) compare.Unit {
 	for _, m := range metrics {
 		for _, c := range cases {
-			if r := sv.res[c.Key][m]; r != nil {
+			if r := sv.Results[c.Key][m]; r != nil {
 				if r.Metric.Unit != "" {
 					return r.Metric.Unit
 				}
@@ -170,7 +172,7 @@ type gathered struct {
 // gather collects the summaries of the metrics per series and category:
 // the case's name (with its facts), or its X value on a line chart, where
 // the other labels that vary split the series.
-func (sv *studyView) gather(spec results.Chart, metrics []string, cases []caseView, xs map[string]float64, line bool) *gathered {
+func (sv *Study) gather(spec results.Chart, metrics []string, cases []caseView, xs map[string]float64, line bool) *gathered {
 	g := &gathered{points: map[seriesKey]map[string]point{}}
 	catIndex := map[string]bool{}
 	for _, c := range cases {
@@ -182,7 +184,7 @@ func (sv *studyView) gather(spec results.Chart, metrics []string, cases []caseVi
 		if line {
 			cat = formatX(xs[c.Key])
 			var others []string
-			for _, k := range sortedKeys(c.Labels) {
+			for _, k := range words.SortedKeys(c.Labels) {
 				if k != spec.X {
 					others = append(others, c.Labels[k])
 				}
@@ -195,7 +197,7 @@ func (sv *studyView) gather(spec results.Chart, metrics []string, cases []caseVi
 			g.catX = append(g.catX, xs[c.Key])
 		}
 		for _, m := range metrics {
-			if r := sv.res[c.Key][m]; r != nil {
+			if r := sv.Results[c.Key][m]; r != nil {
 				g.add(sv.Targets, r, seriesKey{metric: m, rest: rest}, cat)
 			}
 		}
@@ -236,7 +238,7 @@ func (g *gathered) sortCategories() {
 
 // seriesOf names and colours the series: colours by target, dashes by
 // metric (or, for one metric, by the other labels); ordered by target.
-func (sv *studyView) seriesOf(g *gathered, metrics []string) []series {
+func (sv *Study) seriesOf(g *gathered, metrics []string) []series {
 	order := g.order
 	sort.SliceStable(order, func(a, b int) bool {
 		return slices.Index(sv.Targets, order[a].target) < slices.Index(sv.Targets, order[b].target)
@@ -271,11 +273,11 @@ func (sv *studyView) seriesOf(g *gathered, metrics []string) []series {
 
 // ceiling returns the chart's reference line: the highest median of the
 // first ceiling metric measured in the chart's unit (0 for none).
-func (sv *studyView) ceiling(spec results.Chart, unit compare.Unit) float64 {
+func (sv *Study) ceiling(spec results.Chart, unit compare.Unit) float64 {
 	for _, m := range spec.Ceiling {
 		best := 0.0
 		for _, c := range sv.Cases {
-			r := sv.res[c.Key][m]
+			r := sv.Results[c.Key][m]
 			if r == nil || r.Metric.Unit != unit && !sameScale(r.Metric.Unit, unit) {
 				continue
 			}
@@ -305,7 +307,7 @@ type scale struct {
 
 // axisScale picks a unit for an axis whose largest value is max (in unit
 // u): "ms" or "s" for times, "MB" for sizes, and so on.
-func axisScale(u compare.Unit, max float64) scale {
+func AxisScale(u compare.Unit, max float64) scale {
 	kind, base := unitBase(u)
 	v := max * base
 	switch kind {
@@ -402,7 +404,7 @@ func formatTick(v float64) string {
 }
 
 // extent returns the largest value a chart must show.
-func (cd *chartData) extent() float64 {
+func (cd *Chart) extent() float64 {
 	m := cd.Ceiling
 	for _, s := range cd.Series {
 		for _, p := range s.Points {
@@ -423,7 +425,7 @@ func (cd *chartData) extent() float64 {
 
 // legend draws the series' keys in rows from y; it returns the height
 // used.
-func (cd *chartData) legend(s *svg.Builder, y float64) float64 {
+func (cd *Chart) legend(s *svg.Builder, y float64) float64 {
 	x := 8.0
 	rows := 1
 	for i, se := range cd.Series {
@@ -452,7 +454,7 @@ func (cd *chartData) legend(s *svg.Builder, y float64) float64 {
 }
 
 // SVG draws the chart.
-func (cd *chartData) SVG() string {
+func (cd *Chart) SVG() string {
 	if cd.Line {
 		return cd.lineSVG()
 	}
@@ -483,7 +485,7 @@ func wrapText(text string, width int) []string {
 
 // barSVG draws horizontal bars: per category its name, then a bar per
 // series with the median's value at its end.
-func (cd *chartData) barSVG() string {
+func (cd *Chart) barSVG() string {
 	var s svg.Builder
 	const left, right = 8.0, 8.0
 	barH, barGap, groupGap := 14.0, 3.0, 12.0
@@ -491,7 +493,7 @@ func (cd *chartData) barSVG() string {
 	legendH := cd.legend(&body, 4)
 	top := 4 + legendH + 8
 	max := cd.extent()
-	sc := axisScale(cd.Unit, max)
+	sc := AxisScale(cd.Unit, max)
 	ticks := svg.Ticks(max/sc.Div, 4)
 	hi := ticks[len(ticks)-1] * sc.Div
 	// Room at the right for the value labels.
@@ -572,7 +574,7 @@ func (cd *chartData) barSVG() string {
 
 // lineSVG draws a line per series over the categories (numeric X values,
 // evenly spaced), with the confidence interval as vertical whiskers.
-func (cd *chartData) lineSVG() string {
+func (cd *Chart) lineSVG() string {
 	var s svg.Builder
 	var body svg.Builder
 	legendH := cd.legend(&body, 4)
@@ -581,7 +583,7 @@ func (cd *chartData) lineSVG() string {
 	bottom := top + plotH
 	height := bottom + 44
 	max := cd.extent()
-	sc := axisScale(cd.Unit, max)
+	sc := AxisScale(cd.Unit, max)
 	ticks := svg.Ticks(max/sc.Div, 5)
 	hi := ticks[len(ticks)-1] * sc.Div
 	plotW := chartW - left - right

@@ -1,8 +1,10 @@
-package report
+package view
 
 import (
 	"fmt"
 	"math"
+
+	"github.com/pglab/pglab/report/internal/words"
 
 	"github.com/pglab/pglab/compare"
 )
@@ -10,7 +12,7 @@ import (
 // headlines summarises the study for the report's summary table: per
 // primary metric, the case where the last target differs most (significant
 // changes only); per behaviour matrix, how many cases differ.
-func (sv *studyView) headlines() []headlineRow {
+func (sv *Study) headlines() []headlineRow {
 	if len(sv.Targets) < 2 {
 		return nil
 	}
@@ -27,7 +29,7 @@ func (sv *studyView) headlines() []headlineRow {
 					n++
 				}
 			}
-			c := cell{Text: fmt.Sprintf("%d of %d cases differ", n, len(sv.Matrix))}
+			c := Cell{Text: fmt.Sprintf("%d of %d cases differ", n, len(sv.Matrix))}
 			if n > 0 {
 				c.Class = "differs"
 			} else {
@@ -50,12 +52,12 @@ func (sv *studyView) headlines() []headlineRow {
 // last target's largest called change (of the largest impact on the whole,
 // when the study weighs its cases), "–" when it has none; a table of one
 // case shows that case's outcome itself.
-func (sv *studyView) headline(t *metricTable) headlineRow {
+func (sv *Study) headline(t *Table) headlineRow {
 	h := headlineRow{Study: sv.Name, What: t.Head}
 	best, byImpact := -1, false
 	for ti, tg := range sv.Targets[1:] {
 		var changes []compare.Change
-		var rows []*row
+		var rows []*Row
 		for _, r := range t.Rows {
 			if c, ok := r.Res.Change(tg); ok {
 				changes = append(changes, c)
@@ -65,12 +67,12 @@ func (sv *studyView) headline(t *metricTable) headlineRow {
 		ms, err := compare.SummarizeMeasure(changes)
 		switch {
 		case err != nil:
-			h.Changes = append(h.Changes, cell{Text: "?"})
+			h.Changes = append(h.Changes, Cell{Text: "?"})
 			continue
 		case len(t.Rows) == 1:
-			h.Changes = append(h.Changes, cell{Text: changeText(changes[0]), Class: changeClass(changes[0])})
+			h.Changes = append(h.Changes, Cell{Text: ChangeText(changes[0]), Class: ChangeClass(changes[0])})
 		default:
-			h.Changes = append(h.Changes, cell{Text: ms.Text(), Class: summaryClass(ms)})
+			h.Changes = append(h.Changes, Cell{Text: ms.Text(), Class: summaryClass(ms)})
 		}
 		if ti == len(sv.Targets)-2 && ms.Largest >= 0 {
 			best = indexOfRow(t.Rows, rows[ms.Largest])
@@ -83,7 +85,7 @@ func (sv *studyView) headline(t *metricTable) headlineRow {
 	case len(t.Rows) == 1:
 		best = 0
 	case best < 0:
-		h.Case = plural(len(t.Rows), "case")
+		h.Case = words.Plural(len(t.Rows), "case")
 	}
 	for _, tg := range sv.Targets {
 		if best < 0 {
@@ -105,7 +107,7 @@ func (sv *studyView) headline(t *metricTable) headlineRow {
 // largestImpact returns the row whose change on target tg was called and
 // weighs most in the whole (the cases' impact, see buildImpact), or -1
 // when no called row has an impact.
-func largestImpact(rows []*row, tg string) int {
+func largestImpact(rows []*Row, tg string) int {
 	best, size := -1, -1.0
 	for k, r := range rows {
 		c, ok := r.Res.Change(tg)
@@ -136,7 +138,7 @@ func summaryClass(ms compare.MeasureSummary) string {
 	return "changed"
 }
 
-func indexOfRow(rows []*row, r *row) int {
+func indexOfRow(rows []*Row, r *Row) int {
 	for i, x := range rows {
 		if x == r {
 			return i

@@ -1,4 +1,4 @@
-package report
+package view
 
 import (
 	"math"
@@ -15,7 +15,7 @@ import (
 // case that records the whole shows the whole's own change. Cases are then
 // ordered by the size of their impact, largest first; those without one
 // last, in their order.
-func (sv *studyView) buildImpact() {
+func (sv *Study) buildImpact() {
 	im := sv.present.Impact
 	if im == nil || len(sv.Targets) < 2 || !sv.hasMetric(im.Change, im.Whole) {
 		return
@@ -23,7 +23,7 @@ func (sv *studyView) buildImpact() {
 	base, other := sv.Targets[0], sv.Targets[len(sv.Targets)-1]
 	whole := math.NaN()
 	for _, c := range sv.Cases {
-		if res := sv.res[c.Key][im.Whole]; res != nil {
+		if res := sv.Results[c.Key][im.Whole]; res != nil {
 			if s, ok := res.Target(base); ok && s.N > 0 {
 				whole = s.Center
 			}
@@ -51,8 +51,8 @@ func (sv *studyView) buildImpact() {
 
 // caseImpact is one case's impact in percent of the whole, NaN when its
 // figures are missing.
-func (sv *studyView) caseImpact(key string, im *results.Impact, base, other string, whole float64) float64 {
-	byMetric := sv.res[key]
+func (sv *Study) caseImpact(key string, im *results.Impact, base, other string, whole float64) float64 {
+	byMetric := sv.Results[key]
 	if res := byMetric[im.Whole]; res != nil {
 		if ch, ok := res.Change(other); ok {
 			return ch.Percent
