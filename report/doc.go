@@ -1,6 +1,12 @@
 // Package report renders stored results for people and for tools. It never
-// talks to a live server: it reads runs from the results store (Load), or
-// takes a Dataset a caller built from what a study just measured.
+// talks to a live server: it renders a runs.Dataset, read from the results
+// store by runs.Load or built by a caller from what a study just measured,
+// through the model package view builds of it (view.Build).
+//
+// The work stands on three floors, one package each: report/runs (the data
+// and its analysis), report/view (the analysed model) and this package (the
+// formats, a file each: markdown.go, html.go, json.go, csv.go, text.go, and
+// studyjson.go for 'pglab study --json'; format.go picks one by name).
 //
 // Every format is made from the same analysis, so that they agree figure
 // for figure: per study, case and metric, the median of the repetitions on

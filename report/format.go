@@ -16,15 +16,15 @@ type Format string
 
 // The formats a report can be written in.
 const (
-	Markdown Format = "md"
-	HTML     Format = "html"
-	JSON     Format = "json"
-	CSV      Format = "csv"
-	Text     Format = "text"
+	Markdown  Format = "md"
+	HTML      Format = "html"
+	JSON      Format = "json"
+	CSV       Format = "csv"
+	PlainText Format = "text"
 )
 
 // Formats lists every format, in the order help texts name them.
-var Formats = []Format{Markdown, HTML, JSON, CSV, Text}
+var Formats = []Format{Markdown, HTML, JSON, CSV, PlainText}
 
 // DirFormats are the formats written into a report directory when none
 // are named: what `pglab compare --out DIR` leaves there.
@@ -43,7 +43,7 @@ func ParseFormat(s string) (Format, error) {
 	case "csv":
 		return CSV, nil
 	case "text", "txt":
-		return Text, nil
+		return PlainText, nil
 	}
 	return "", fmt.Errorf("unknown report format %q: want md, html, json, csv or text", s)
 }
@@ -61,7 +61,7 @@ func FormatOfFile(name string) (Format, bool) {
 
 // Ext returns the file extension of the format, with its dot.
 func (f Format) Ext() string {
-	if f == Text {
+	if f == PlainText {
 		return ".txt"
 	}
 	return "." + string(f)
@@ -78,7 +78,7 @@ func Write(w io.Writer, d *runs.Dataset, f Format) error {
 		return WriteJSON(w, d)
 	case CSV:
 		return WriteCSV(w, d)
-	case Text:
+	case PlainText:
 		return WriteText(w, d)
 	}
 	return fmt.Errorf("unknown report format %q", string(f))

@@ -256,7 +256,7 @@ func TestFormats(t *testing.T) {
 	for _, c := range []struct {
 		in   string
 		want Format
-	}{{"md", Markdown}, {"Markdown", Markdown}, {"HTML", HTML}, {"htm", HTML}, {"json", JSON}, {"csv", CSV}, {"txt", Text}, {"text", Text}} {
+	}{{"md", Markdown}, {"Markdown", Markdown}, {"HTML", HTML}, {"htm", HTML}, {"json", JSON}, {"csv", CSV}, {"txt", PlainText}, {"text", PlainText}} {
 		got, err := ParseFormat(c.in)
 		if err != nil || got != c.want {
 			t.Errorf("ParseFormat(%q) = %q, %v", c.in, got, err)
@@ -265,7 +265,7 @@ func TestFormats(t *testing.T) {
 	if _, err := ParseFormat("pdf"); err == nil || !strings.Contains(err.Error(), `"pdf"`) {
 		t.Errorf("ParseFormat(pdf): %v", err)
 	}
-	for name, want := range map[string]Format{"r.md": Markdown, "R.HTML": HTML, "x.json": JSON, "m.csv": CSV, "t.txt": Text} {
+	for name, want := range map[string]Format{"r.md": Markdown, "R.HTML": HTML, "x.json": JSON, "m.csv": CSV, "t.txt": PlainText} {
 		if got, ok := FormatOfFile(name); !ok || got != want {
 			t.Errorf("FormatOfFile(%s) = %q %v", name, got, ok)
 		}

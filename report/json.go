@@ -41,14 +41,14 @@ func WriteJSON(w io.Writer, d *runs.Dataset) error {
 }
 
 type jsonDoc struct {
-	Format   string            `json:"format"`
-	Version  int               `json:"version"`
-	Title    string            `json:"title"`
-	Alpha    float64           `json:"alpha"`
-	Runs     []jsonRun         `json:"runs"`
-	Targets  []jsonTarget      `json:"targets"`
-	Settings []jsonSettingDiff `json:"settings_not_default"`
-	Summary  []jsonHeadline    `json:"summary"`
+	DocFormat string            `json:"format"`
+	Version   int               `json:"version"`
+	Title     string            `json:"title"`
+	Alpha     float64           `json:"alpha"`
+	Runs      []jsonRun         `json:"runs"`
+	Targets   []jsonTarget      `json:"targets"`
+	Settings  []jsonSettingDiff `json:"settings_not_default"`
+	Summary   []jsonHeadline    `json:"summary"`
 	// AA marks an A/A run (two identical servers: every call is false).
 	AA bool `json:"aa"`
 	// Interleaved is false for runs compared after the fact.
@@ -370,7 +370,7 @@ func jtime(t time.Time) *time.Time {
 
 func jsonDocOf(v *view.Report) jsonDoc {
 	d := v.Data
-	doc := jsonDoc{Format: "pglab-report", Version: JSONVersion, Title: v.Title, Alpha: v.Alpha, Generated: "pglab report", Notes: v.Notes}
+	doc := jsonDoc{DocFormat: "pglab-report", Version: JSONVersion, Title: v.Title, Alpha: v.Alpha, Generated: "pglab report", Notes: v.Notes}
 	known := map[string]bool{}
 	for _, sv := range v.Studies {
 		known[sv.Name] = true
@@ -596,11 +596,11 @@ func jsonTime(v *view.Report, runID string) *jsonRunTime {
 		if rt.Run != runID {
 			continue
 		}
-		jt := &jsonRunTime{ServersMS: ms(rt.Servers), Studies: rt.Studies}
+		jt := &jsonRunTime{ServersMS: millis(rt.Servers), Studies: rt.Studies}
 		for _, r := range v.Times {
 			if r.Study == "whole run" && (r.Run == "" || r.Run == runID) {
-				jt.WallMS, jt.MeasuredMS, jt.ResetMS, jt.WaitMS = ms(r.TookDur), ms(r.MeasuredDur), ms(r.ResetDur), ms(r.WaitDur)
-				jt.SetupMS = ms(max(0, r.TookDur-r.MeasuredDur-r.ResetDur-r.WaitDur))
+				jt.WallMS, jt.MeasuredMS, jt.ResetMS, jt.WaitMS = millis(r.TookDur), millis(r.MeasuredDur), millis(r.ResetDur), millis(r.WaitDur)
+				jt.SetupMS = millis(max(0, r.TookDur-r.MeasuredDur-r.ResetDur-r.WaitDur))
 			}
 		}
 		return jt
@@ -608,7 +608,7 @@ func jsonTime(v *view.Report, runID string) *jsonRunTime {
 	return nil
 }
 
-func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+func millis(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
 
 // jsonRepsOf is the repetitions for report.json, nil for fixed counts.
 func jsonRepsOf(v *view.Report) *jsonReps {

@@ -22,7 +22,7 @@ import (
 func renderAll(t *testing.T, d *runs.Dataset) map[string]string {
 	t.Helper()
 	out := map[string]string{}
-	for _, f := range []Format{Markdown, HTML, JSON, CSV, Text} {
+	for _, f := range []Format{Markdown, HTML, JSON, CSV, PlainText} {
 		var b bytes.Buffer
 		if err := Write(&b, d, f); err != nil {
 			t.Fatalf("%s: %v", f, err)

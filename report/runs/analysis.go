@@ -1,7 +1,6 @@
 package runs
 
 import (
-	"encoding/json"
 	"fmt"
 	"strings"
 
@@ -19,7 +18,7 @@ type analysis struct {
 	Results map[string]map[string]map[string]*compare.Result
 }
 
-// analyzeAll runs the statistics of every group: the cells with a
+// AnalyzeAll runs the statistics of every group: the cells with a
 // baseline and another target as one family, the others (a study on one
 // target) as summaries alone.
 func (d *Dataset) AnalyzeAll(groups []StudyGroup) (*analysis, error) {
@@ -62,7 +61,7 @@ func (d *Dataset) AnalyzeAll(groups []StudyGroup) (*analysis, error) {
 	return a, nil
 }
 
-// studyTargets returns the study's columns: the report's targets that
+// StudyTargets returns the study's columns: the report's targets that
 // have measurements or outcomes in it, in report order.
 func (d *Dataset) StudyTargets(study string) []string {
 	has := map[string]bool{}
@@ -84,52 +83,3 @@ func (d *Dataset) StudyTargets(study string) []string {
 	}
 	return out
 }
-
-// runExtra is what a run's manifest keeps of its statistics.
-type runExtra struct {
-	Alpha     float64 `json:"alpha"`
-	MinChange float64 `json:"min_change"`
-	AA        bool    `json:"aa"`
-}
-
-// extras returns the statistics settings of each run of the report.
-func (d *Dataset) extras() []runExtra {
-	var out []runExtra
-	for _, r := range d.RunRecords() {
-		var e runExtra
-		if json.Unmarshal(r.Extra, &e) == nil {
-			out = append(out, e)
-		}
-	}
-	return out
-}
-
-// minChange returns the report's practical floor as a fraction: the
-// Dataset's, else the one the (first) run stored, else compare's default.
-func (d *Dataset) minChange() float64 {
-	if d.MinChange != 0 {
-		return d.MinChange
-	}
-	for _, e := range d.extras() {
-		if e.MinChange != 0 && e.MinChange < 1 {
-			return e.MinChange // compare.NoFloor (negative) for a floor of 0
-		}
-	}
-	return compare.DefaultMinChange
-}
-
-// AA reports whether the report is of an A/A run: two identical servers,
-// where every call is a false one.
-func (d *Dataset) AA() bool {
-	for _, e := range d.extras() {
-		if e.AA {
-			return true
-		}
-	}
-	return false
-}
-
-// Interleaved reports whether the report's targets were measured in one
-// run, their repetitions interleaved; runs compared after the fact were
-// not, and their differences include whatever changed between the runs.
-func (d *Dataset) Interleaved() bool { return len(d.RunRecords()) <= 1 }

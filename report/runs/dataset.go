@@ -108,7 +108,7 @@ func (d *Dataset) TargetNames() []string {
 	return out
 }
 
-// target returns the stored description of a target by its report name.
+// Target returns the stored description of a target by its report name.
 func (d *Dataset) Target(name string) (results.Target, bool) {
 	for _, t := range d.Targets {
 		if t.Name == name {
@@ -129,7 +129,7 @@ func (d *Dataset) RunRecords() []results.RunRecord {
 	return []results.RunRecord{d.Run}
 }
 
-// study returns the stored description of a study, if the run kept one.
+// Study returns the stored description of a study, if the run kept one.
 func (d *Dataset) Study(name string) (StudyInfo, bool) {
 	for _, s := range d.Studies {
 		if s.Name == name {
@@ -197,7 +197,7 @@ type RunTiming struct {
 	Studies []results.StudyTime
 }
 
-// hasOutcomes reports whether the study is a behaviour probe: one with
+// HasOutcomes reports whether the study is a behaviour probe: one with
 // outcomes, shown as a matrix.
 func (d *Dataset) HasOutcomes(study string) bool {
 	for _, n := range d.Notes {
@@ -206,4 +206,66 @@ func (d *Dataset) HasOutcomes(study string) bool {
 		}
 	}
 	return false
+}
+
+// runExtra is what a run's manifest keeps of its statistics.
+type runExtra struct {
+	Alpha     float64 `json:"alpha"`
+	MinChange float64 `json:"min_change"`
+	AA        bool    `json:"aa"`
+}
+
+// extras returns the statistics settings of each run of the report.
+func (d *Dataset) extras() []runExtra {
+	var out []runExtra
+	for _, r := range d.RunRecords() {
+		var e runExtra
+		if json.Unmarshal(r.Extra, &e) == nil {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// minChange returns the report's practical floor as a fraction: the
+// Dataset's, else the one the (first) run stored, else compare's default.
+func (d *Dataset) minChange() float64 {
+	if d.MinChange != 0 {
+		return d.MinChange
+	}
+	for _, e := range d.extras() {
+		if e.MinChange != 0 && e.MinChange < 1 {
+			return e.MinChange // compare.NoFloor (negative) for a floor of 0
+		}
+	}
+	return compare.DefaultMinChange
+}
+
+// AA reports whether the report is of an A/A run: two identical servers,
+// where every call is a false one.
+func (d *Dataset) AA() bool {
+	for _, e := range d.extras() {
+		if e.AA {
+			return true
+		}
+	}
+	return false
+}
+
+// Interleaved reports whether the report's targets were measured in one
+// run, their repetitions interleaved; runs compared after the fact were
+// not, and their differences include whatever changed between the runs.
+func (d *Dataset) Interleaved() bool { return len(d.RunRecords()) <= 1 }
+
+// Output is a text artefact of a study: what the server or a program said
+// in one case, on one target, in one repetition (a COPY's transcript,
+// VACUUM VERBOSE's output, pgbench's summary).
+type Output struct {
+	Study  string
+	Case   map[string]string
+	Target string
+	Rep    int
+	// Name is the artefact's name, e.g. "vacuum-verbose".
+	Name string
+	Body string
 }

@@ -99,7 +99,7 @@ var LegacyPresentations = map[string]results.Presentation{
 	},
 }
 
-// presentation returns how a study of the dataset is shown: the
+// Presentation returns how a study of the dataset is shown: the
 // presentation its run stored with it, or, for a run stored before runs
 // stored them (or a dataset without the study's description), the legacy
 // table's; nil for a study without one (every metric in one table, each

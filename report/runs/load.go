@@ -246,7 +246,7 @@ func lookupRun(ctx context.Context, store *results.Store, ref string) (results.R
 	return rec, fmt.Errorf("%w: %q ends %s", results.ErrAmbiguous, ref, strings.Join(ids, ", "))
 }
 
-// addStudy adds a study's description; a study already described by an
+// AddStudy adds a study's description; a study already described by an
 // earlier run keeps that description (and its presentation), with the
 // cases it lacked added and a note when the parameters, the repetitions or
 // the study's versions differ.

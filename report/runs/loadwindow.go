@@ -8,7 +8,7 @@ import (
 	"github.com/pglab/pglab/report/internal/words"
 )
 
-// loadLine says how a study's load runs were sized (tps, tune: the
+// LoadLine says how a study's load runs were sized (tps, tune: the
 // figures warmup_s, measured_s, tps_ci_pct and ended_by_precision of
 // study.recordWindow): "Load runs: the first 5 s of each run left out
 // (warm-up); measured 15 s (median, 12–60 s); mean throughput to ±0.8 %

@@ -8,19 +8,6 @@ import (
 	"github.com/pglab/pglab/results"
 )
 
-// Output is a text artefact of a study: what the server or a program said
-// in one case, on one target, in one repetition (a COPY's transcript,
-// VACUUM VERBOSE's output, pgbench's summary).
-type Output struct {
-	Study  string
-	Case   map[string]string
-	Target string
-	Rep    int
-	// Name is the artefact's name, e.g. "vacuum-verbose".
-	Name string
-	Body string
-}
-
 // notTexts are text artefacts that are not a study's output: notes and
 // outcomes, which reports show in their own places.
 var notTexts = map[string]bool{"note": true, "outcome": true}

@@ -21,7 +21,7 @@ type repsExtra struct {
 	Budget string `json:"budget"`
 }
 
-// repsExtra returns the run's record of --reps auto (zero for a fixed
+// RepsExtra returns the run's record of --reps auto (zero for a fixed
 // count, and for a report of several runs: their repetitions were chosen
 // for other comparisons than the report's).
 func (d *Dataset) RepsExtra() repsExtra {
@@ -61,7 +61,7 @@ func (d *Dataset) studyDesign(study string) *compare.Design {
 	return des
 }
 
-// autoRepsText says how many repetitions a study's cases ran when the
+// AutoRepsText says how many repetitions a study's cases ran when the
 // data chose them: "8 repetitions per case and target, chosen by the data
 // (cap 10)", "8–10 repetitions per case and target, chosen by the data
 // per case (cap 10)"; "" for a fixed count.

@@ -42,7 +42,7 @@ var bootDefaults = map[string]string{
 	"autovacuum_worker_slots":    "16",
 }
 
-// settingRow is one setting across the targets of a report.
+// SettingRow is one setting across the targets of a report.
 type SettingRow struct {
 	Name string
 	// Values holds the value per target, "default" where the target
@@ -52,7 +52,7 @@ type SettingRow struct {
 	Differs bool
 }
 
-// settingRows returns the settings that differ from PostgreSQL's defaults
+// SettingRows returns the settings that differ from PostgreSQL's defaults
 // on at least one target (leaving out where each server listens and lives,
 // and lines that repeat a default), sorted by name.
 func SettingRows(targets []results.Target) []SettingRow {
@@ -181,3 +181,15 @@ func timeUnitMs(unit string) (int64, bool) {
 	}
 	return 0, false
 }
+
+// IsInstanceSetting reports whether a setting says where a server listens
+// and keeps its files, or is a locale or session line that initdb or the
+// client sets (port, data_directory, lc_messages, …): settings that differ
+// between any two servers and that the report's settings table leaves
+// out.
+func IsInstanceSetting(name string) bool { return instanceSettings[name] }
+
+// IsBootDefault reports whether a stored setting only repeats
+// PostgreSQL's built-in default for a line initdb writes into
+// postgresql.conf (max_connections = 100, shared_buffers = 128MB, …).
+func IsBootDefault(s results.Setting) bool { return bootDefaults[s.Name] == FormatSetting(s) }

@@ -63,7 +63,7 @@ type point struct {
 	Values []float64
 }
 
-// chartsOf resolves a study's chart specs against its results.
+// ChartsOf resolves a study's chart specs against its results.
 func (sv *Study) ChartsOf() []Chart {
 	var out []Chart
 	for _, spec := range sv.Charts {
@@ -111,8 +111,8 @@ func (sv *Study) chartMetrics(spec results.Chart) []string {
 }
 
 // casesWith returns the cases that have any of the metrics, in order.
-func (sv *Study) casesWith(metrics []string) []caseView {
-	var cases []caseView
+func (sv *Study) casesWith(metrics []string) []Case {
+	var cases []Case
 	for _, c := range sv.Cases {
 		for _, m := range metrics {
 			if sv.Results[c.Key][m] != nil {
@@ -126,7 +126,7 @@ func (sv *Study) casesWith(metrics []string) []caseView {
 
 // unitOf returns the unit of the first metric that has one, as its first
 // case with a result says.
-func (sv *Study) unitOf(metrics []string, cases []caseView) compare.Unit {
+func (sv *Study) unitOf(metrics []string, cases []Case) compare.Unit {
 	for _, m := range metrics {
 		for _, c := range cases {
 			if r := sv.Results[c.Key][m]; r != nil {
@@ -142,7 +142,7 @@ func (sv *Study) unitOf(metrics []string, cases []caseView) compare.Unit {
 
 // lineXs returns each case's X value for a line chart, and whether every
 // case has a numeric one (a line chart needs them all).
-func lineXs(spec results.Chart, cases []caseView) (map[string]float64, bool) {
+func lineXs(spec results.Chart, cases []Case) (map[string]float64, bool) {
 	xs := map[string]float64{}
 	if spec.Kind != results.Lines || spec.X == "" {
 		return xs, false
@@ -172,7 +172,7 @@ type gathered struct {
 // gather collects the summaries of the metrics per series and category:
 // the case's name (with its facts), or its X value on a line chart, where
 // the other labels that vary split the series.
-func (sv *Study) gather(spec results.Chart, metrics []string, cases []caseView, xs map[string]float64, line bool) *gathered {
+func (sv *Study) gather(spec results.Chart, metrics []string, cases []Case, xs map[string]float64, line bool) *gathered {
 	g := &gathered{points: map[seriesKey]map[string]point{}}
 	catIndex := map[string]bool{}
 	for _, c := range cases {
@@ -305,7 +305,7 @@ type scale struct {
 	Label string
 }
 
-// axisScale picks a unit for an axis whose largest value is max (in unit
+// AxisScale picks a unit for an axis whose largest value is max (in unit
 // u): "ms" or "s" for times, "MB" for sizes, and so on.
 func AxisScale(u compare.Unit, max float64) scale {
 	kind, base := unitBase(u)

@@ -4,39 +4,13 @@ import (
 	"fmt"
 
 	"github.com/pglab/pglab/report/internal/words"
-	"github.com/pglab/pglab/report/runs"
 
 	"github.com/pglab/pglab/compare"
 	"github.com/pglab/pglab/verdict"
 )
 
-// Regressions lists the called changes for the worse of report d, one line
-// each ("vacuum · 95 % updated, no index · WAL written by VACUUM: pg17 vs
-// pg16 +44 %, worse (p=… q=… n=6)"), for --fail-on regression.
-func Regressions(d *runs.Dataset) ([]string, error) {
-	v, err := Build(d, Options{})
-	if err != nil {
-		return nil, err
-	}
-	var out []string
-	for _, sv := range v.Studies {
-		for _, cv := range sv.Cases {
-			for _, metric := range sv.metricOrder(cv.Key) {
-				res := sv.Results[cv.Key][metric]
-				for _, c := range res.Changes {
-					if c.Called && (c.Verdict == compare.Worse) {
-						out = append(out, fmt.Sprintf("%s · %s · %s: %s vs %s %s",
-							sv.Name, cv.Name, sv.metricHead(metric), c.Target, c.Baseline, c.OutcomeText()))
-					}
-				}
-			}
-		}
-	}
-	return out, nil
-}
-
-// metricOrder returns the metrics of a case in the order measured.
-func (sv *Study) metricOrder(caseKey string) []string {
+// MetricOrder returns the metrics of a case in the order measured.
+func (sv *Study) MetricOrder(caseKey string) []string {
 	for _, cg := range sv.group.Cases {
 		if cg.Key == caseKey {
 			out := make([]string, len(cg.Metrics))
@@ -100,9 +74,9 @@ func (v *Report) howToReadChanges(base, a string, exact bool) []string {
 	return out
 }
 
-// metricHead names a metric of the study as its headline table does
+// MetricHead names a metric of the study as its headline table does
 // ("VACUUM time"), else as the further metrics do.
-func (sv *Study) metricHead(metric string) string {
+func (sv *Study) MetricHead(metric string) string {
 	for _, t := range sv.Tables {
 		if t.Metric == metric {
 			return t.Head

@@ -12,13 +12,13 @@ import (
 // headlines summarises the study for the report's summary table: per
 // primary metric, the case where the last target differs most (significant
 // changes only); per behaviour matrix, how many cases differ.
-func (sv *Study) headlines() []headlineRow {
+func (sv *Study) headlines() []Headline {
 	if len(sv.Targets) < 2 {
 		return nil
 	}
-	var out []headlineRow
+	var out []Headline
 	if sv.Matrix != nil {
-		h := headlineRow{Study: sv.Name, What: "outcomes", Values: make([]string, len(sv.Targets))}
+		h := Headline{Study: sv.Name, What: "outcomes", Values: make([]string, len(sv.Targets))}
 		for i := range h.Values {
 			h.Values[i] = "–"
 		}
@@ -52,8 +52,8 @@ func (sv *Study) headlines() []headlineRow {
 // last target's largest called change (of the largest impact on the whole,
 // when the study weighs its cases), "–" when it has none; a table of one
 // case shows that case's outcome itself.
-func (sv *Study) headline(t *Table) headlineRow {
-	h := headlineRow{Study: sv.Name, What: t.Head}
+func (sv *Study) headline(t *Table) Headline {
+	h := Headline{Study: sv.Name, What: t.Head}
 	best, byImpact := -1, false
 	for ti, tg := range sv.Targets[1:] {
 		var changes []compare.Change

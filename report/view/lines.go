@@ -10,7 +10,7 @@ import (
 	"github.com/pglab/pglab/verdict"
 )
 
-// howToReadBrief is the one paragraph a brief report has of "How to read
+// HowToReadBrief is the one paragraph a brief report has of "How to read
 // this".
 func (v *Report) HowToReadBrief() string {
 	s := fmt.Sprintf("How to read this: each figure is the median of the repetitions; a change of a primary figure is compared round by round and called (bold) only when its measure, tested over all its cases, and then its case pass the Benjamini-Hochberg correction across the report (q ≤ %s) and it is at least the floor in size (\"with its measure\" when its measure's call carries it); \"same\" means its confidence interval lies within ± the floor; ~ means unresolved, with the smallest change the repetitions could have seen; marks such as ¹ point to the footnotes under each study.", formatAlpha(v.Alpha))
@@ -76,7 +76,7 @@ func (v *Report) TargetRows() [][]string {
 }
 
 // Describe is a run's one-line description.
-func (r runView) Describe() string {
+func (r Run) Describe() string {
 	s := r.ID
 	var facts []string
 	if r.Kind != "" {
@@ -156,26 +156,6 @@ func (sv *Study) TableHead(withMetric bool) []string {
 		head = append(head, t+" vs "+sv.Targets[0])
 	}
 	return head
-}
-
-// marksText formats footnote marks: "¹ ²".
-func MarksText(marks []int) string {
-	s := make([]string, len(marks))
-	for i, m := range marks {
-		s[i] = Superscript(m)
-	}
-	return strings.Join(s, " ")
-}
-
-var superDigits = []rune("⁰¹²³⁴⁵⁶⁷⁸⁹")
-
-// superscript writes n in superscript digits.
-func Superscript(n int) string {
-	var b strings.Builder
-	for _, r := range fmt.Sprint(n) {
-		b.WriteRune(superDigits[r-'0'])
-	}
-	return b.String()
 }
 
 // HowToRead explains the figures, the marks and their limits, as far as

@@ -274,7 +274,7 @@ func noteText(n runs.Note, where string) string {
 	return who + ": " + n.Text
 }
 
-// repsText says in which repetitions a note was made: nothing when in
+// RepsText says in which repetitions a note was made: nothing when in
 // all of them (or outside them).
 func RepsText(reps []int, total int) string {
 	if len(reps) == 0 {

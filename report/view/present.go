@@ -109,7 +109,7 @@ func metricTitle(name string) string {
 // labelColumns returns the case label columns of a study: those its
 // presentation names first (those present), then every other label not
 // hidden in order of first appearance (sorted within a case).
-func labelColumns(p *results.Presentation, cases []caseView) []results.LabelColumn {
+func labelColumns(p *results.Presentation, cases []Case) []results.LabelColumn {
 	present := map[string]bool{}
 	var order []string
 	for _, c := range cases {

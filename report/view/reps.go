@@ -11,10 +11,10 @@ import (
 	"github.com/pglab/pglab/results"
 )
 
-// repsView says how many repetitions the report's cases ran: the rule,
+// RepsTable says how many repetitions the report's cases ran: the rule,
 // one line per study, a row per case, and what the budget left
 // unresolved.
-type repsView struct {
+type RepsTable struct {
 	// Rule states the stopping rule of --reps auto ("" for fixed
 	// counts).
 	Rule string
@@ -31,7 +31,7 @@ type repsView struct {
 // buildReps fills the view's repetitions from the runs' records.
 func (v *Report) buildReps() {
 	d := v.Data
-	var rv repsView
+	var rv RepsTable
 	e := d.RepsExtra()
 	if e.Design != nil && len(e.Design.Looks) > 0 {
 		rv.Rule = compare.Design{Looks: e.Design.Looks, Family: e.Design.Family, Alpha: d.SignificanceLevel(), Paired: e.Design.Paired}.Text()

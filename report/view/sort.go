@@ -15,7 +15,7 @@ import (
 // first, in their order (the whole workload before its queries); ties keep
 // their order.
 func (sv *Study) sortCases(metric string) {
-	key := func(c caseView) (float64, bool) {
+	key := func(c Case) (float64, bool) {
 		res := sv.Results[c.Key][metric]
 		if res == nil || len(sv.Targets) == 0 {
 			return 0, false

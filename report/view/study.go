@@ -77,7 +77,7 @@ func (sv *Study) describe(d *runs.Dataset) map[string]string {
 func (sv *Study) buildCases(names map[string]string) {
 	p := sv.present
 	for _, cg := range sv.group.Cases {
-		cv := caseView{Key: cg.Key, Labels: cg.Labels, Name: names[cg.Key], Impact: math.NaN()}
+		cv := Case{Key: cg.Key, Labels: cg.Labels, Name: names[cg.Key], Impact: math.NaN()}
 		if cv.Name == "" && p.NameLabel != "" {
 			cv.Name = cg.Labels[p.NameLabel]
 		}
@@ -185,7 +185,7 @@ func (sv *Study) buildTables(shown map[string]bool, o Options) {
 	}
 }
 
-// caseGroup returns the measurements of a case by its key.
+// CaseGroup returns the measurements of a case by its key.
 func (sv *Study) CaseGroup(key string) runs.CaseGroup {
 	for _, cg := range sv.group.Cases {
 		if cg.Key == key {
@@ -195,20 +195,8 @@ func (sv *Study) CaseGroup(key string) runs.CaseGroup {
 	return runs.CaseGroup{}
 }
 
-// hasMetric reports whether any case has one of the metrics.
-func (sv *Study) hasMetric(metrics ...string) bool {
-	for _, byMetric := range sv.Results {
-		for _, m := range metrics {
-			if byMetric[m] != nil {
-				return true
-			}
-		}
-	}
-	return false
-}
-
 // newRow formats one metric of one case.
-func (sv *Study) newRow(c caseView, metric string, res *compare.Result) *Row {
+func (sv *Study) newRow(c Case, metric string, res *compare.Result) *Row {
 	r := &Row{Case: c, Metric: metric, MetricHead: sv.metricTitle(metric), Res: res}
 	// A figure without samples shows "–" or "?", which says it all: its
 	// warnings are left to the JSON.
@@ -240,7 +228,7 @@ func (sv *Study) newRow(c caseView, metric string, res *compare.Result) *Row {
 // buildMatrix lays out the outcomes of a behaviour probe.
 func (sv *Study) buildMatrix(d *runs.Dataset) {
 	for _, c := range sv.Cases {
-		mr := matrixRow{Case: c}
+		mr := MatrixRow{Case: c}
 		var base string
 		for i, t := range sv.Targets {
 			text := outcomeText(d, sv.Name, c.Key, t)

@@ -10,23 +10,23 @@ import (
 	"github.com/pglab/pglab/results"
 )
 
-// textGroup is one kind of text artefact of a study, by case.
+// TextGroup is one kind of text artefact of a study, by case.
 type TextGroup struct {
 	Name, Head string
 	Markdown   bool
 	Open       bool
-	Cases      []textCase
+	Cases      []TextCase
 }
 
-// textCase is a case's texts: one entry per distinct text, with the
+// TextCase is a case's texts: one entry per distinct text, with the
 // targets that said it.
-type textCase struct {
-	Case    caseView
-	Entries []textEntry
+type TextCase struct {
+	Case    Case
+	Entries []TextEntry
 }
 
-// textEntry is one text and who said it, e.g. targets "pg17, pg18".
-type textEntry struct {
+// TextEntry is one text and who said it, e.g. targets "pg17, pg18".
+type TextEntry struct {
 	Targets []string
 	Body    string
 	// Rep is the repetition shown (the first one stored); Reps how many
@@ -36,7 +36,7 @@ type textEntry struct {
 
 // Who names the entry's targets, with the repetition when the study has
 // several.
-func (e textEntry) Who() string {
+func (e TextEntry) Who() string {
 	who := strings.Join(e.Targets, ", ")
 	if e.Reps > 1 {
 		who += fmt.Sprintf(" (repetition %d of %d)", e.Rep, e.Reps)
@@ -81,7 +81,7 @@ func (sv *Study) buildTexts(d *runs.Dataset, p *results.Presentation) {
 		}
 		g := TextGroup{Name: spec.Name, Head: spec.Head, Markdown: spec.Markdown, Open: spec.Open}
 		for _, c := range sv.textCases(texts) {
-			tc := textCase{Case: c}
+			tc := TextCase{Case: c}
 			for _, target := range targets {
 				first, reps := runs.Output{}, 0
 				for _, t := range texts {
@@ -106,7 +106,7 @@ func (sv *Study) buildTexts(d *runs.Dataset, p *results.Presentation) {
 					}
 				}
 				if !merged {
-					tc.Entries = append(tc.Entries, textEntry{Targets: []string{target}, Body: body, Rep: first.Rep, Reps: reps})
+					tc.Entries = append(tc.Entries, TextEntry{Targets: []string{target}, Body: body, Rep: first.Rep, Reps: reps})
 				}
 			}
 			if len(tc.Entries) > 0 {
@@ -119,8 +119,8 @@ func (sv *Study) buildTexts(d *runs.Dataset, p *results.Presentation) {
 
 // textCases are the cases the texts belong to: the study's, in its order,
 // then any other.
-func (sv *Study) textCases(texts []runs.Output) []caseView {
-	out := append([]caseView(nil), sv.Cases...)
+func (sv *Study) textCases(texts []runs.Output) []Case {
+	out := append([]Case(nil), sv.Cases...)
 	for _, t := range texts {
 		key := results.CaseKey(t.Case)
 		found := false
@@ -128,7 +128,7 @@ func (sv *Study) textCases(texts []runs.Output) []caseView {
 			found = found || c.Key == key
 		}
 		if !found {
-			out = append(out, caseView{Key: key, Labels: t.Case, Name: runs.CaseTitle(t.Case)})
+			out = append(out, Case{Key: key, Labels: t.Case, Name: runs.CaseTitle(t.Case)})
 		}
 	}
 	return out

@@ -2,14 +2,15 @@ package view
 
 import (
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/pglab/pglab/results"
 )
 
-// timeRow is one line of a run's split of wall time: a study, one of its
+// TimeRow is one line of a run's split of wall time: a study, one of its
 // cases (its repetitions only), or the whole run.
-type timeRow struct {
+type TimeRow struct {
 	Run, Study                              string
 	Took, Measured, Setup                   string
 	Reset, Wait                             string
@@ -34,7 +35,7 @@ func (v *Report) buildTimes() {
 		if multi {
 			run = rt.Run
 		}
-		var total timeRow
+		var total TimeRow
 		total.Run, total.Study = run, "whole run"
 		for _, st := range rt.Studies {
 			row := newTimeRow(run, st.Study, msDuration(st.WallMS), msDuration(st.MeasuredMS), msDuration(st.ResetMS), msDuration(st.WaitMS))
@@ -61,11 +62,11 @@ func (v *Report) buildTimes() {
 }
 
 // caseRows are a study's cases: the time of their repetitions.
-func caseRows(run string, st results.StudyTime) []timeRow {
+func caseRows(run string, st results.StudyTime) []TimeRow {
 	if len(st.Cases) < 2 && st.ResetMS == 0 {
 		return nil
 	}
-	var out []timeRow
+	var out []TimeRow
 	for _, c := range st.Cases {
 		r := newTimeRow(run, st.Study+" · "+c.Name, msDuration(c.RunMS), msDuration(c.MeasuredMS), msDuration(c.ResetMS), msDuration(c.WaitMS))
 		r.isCase = true
@@ -74,9 +75,9 @@ func caseRows(run string, st results.StudyTime) []timeRow {
 	return out
 }
 
-func newTimeRow(run, study string, took, measured, reset, wait time.Duration) timeRow {
+func newTimeRow(run, study string, took, measured, reset, wait time.Duration) TimeRow {
 	setup := max(0, took-measured-reset-wait)
-	r := timeRow{Run: run, Study: study, TookDur: took, MeasuredDur: measured, ResetDur: reset, WaitDur: wait,
+	r := TimeRow{Run: run, Study: study, TookDur: took, MeasuredDur: measured, ResetDur: reset, WaitDur: wait,
 		Took: formatSpan(took), Measured: formatSpan(measured), Setup: formatSpan(setup),
 		Reset: formatSpan(reset), Wait: formatSpan(wait)}
 	if took > 0 {
@@ -87,7 +88,7 @@ func newTimeRow(run, study string, took, measured, reset, wait time.Duration) ti
 
 // line is the run's split in a sentence: "measured steps: 12 min of 1 h
 // 40 min (12 %); set-up 1 h 28 min, of which 25 s starting the servers".
-func (r timeRow) line() string {
+func (r TimeRow) line() string {
 	s := fmt.Sprintf("measured steps: %s of %s", r.Measured, r.Took)
 	if r.MeasuredPct != "" {
 		s += " (" + r.MeasuredPct + ")"
@@ -108,7 +109,7 @@ func (r timeRow) line() string {
 	return s
 }
 
-// splitsResets reports whether any row has resets or waits (runs stored
+// SplitsResets reports whether any row has resets or waits (runs stored
 // before pglab timed them have neither, and keep the four columns).
 func (v *Report) SplitsResets() bool {
 	for _, r := range v.Times {
@@ -131,8 +132,8 @@ func (v *Report) TimeHead() []string {
 	return head
 }
 
-// cells are a time row's cells under timeHead.
-func (r timeRow) Cells(resets bool) []string {
+// Cells are a time row's cells under timeHead.
+func (r TimeRow) Cells(resets bool) []string {
 	measured := r.Measured
 	if r.MeasuredPct != "" {
 		measured += " (" + r.MeasuredPct + ")"
@@ -175,4 +176,64 @@ func (v *Report) TimeIntro() string {
 		s += "; resets: fresh data before a repetition (a clone of the cached dataset, or the data built again in place); waiting: for another pglab building the same dataset; a case's row counts its repetitions only"
 	}
 	return s + "):"
+}
+
+// dataLines say how a study's data came to each server: from the dataset
+// cache (kept from an earlier run, or built now) by which clone method,
+// or built in place, how often, and what a load cost.
+func dataLines(run string, st results.StudyTime) []string {
+	var out []string
+	for _, d := range st.Data {
+		var b strings.Builder
+		fmt.Fprintf(&b, "%s on %s: %s ", st.Study, d.Target, d.Dataset)
+		switch {
+		case d.Method == results.DataInPlace:
+			b.WriteString("built in place by the study's statements")
+		case d.FromCache:
+			fmt.Fprintf(&b, "cloned from the dataset cache (kept from an earlier run; %s, %s)", formatBytes(d.Bytes), cloneMethod(d.Method))
+		default:
+			fmt.Fprintf(&b, "built into the dataset cache in %s, then cloned (%s, %s)", formatSpan(msDuration(d.BuildMS)), formatBytes(d.Bytes), cloneMethod(d.Method))
+		}
+		if d.PerRep {
+			fmt.Fprintf(&b, "; before each repetition: %d resets, %s each (median", d.Loads, formatSpan(msDuration(d.MedianMS)))
+			if d.CloneMedianMS > 0 {
+				fmt.Fprintf(&b, "; the copy %s, the rest stopping, starting and warming the server", formatSpan(msDuration(d.CloneMedianMS)))
+			}
+			fmt.Fprintf(&b, "), %s in all", formatSpan(msDuration(d.TotalMS)))
+		} else {
+			fmt.Fprintf(&b, "; once for every case: %s", formatSpan(msDuration(d.TotalMS)))
+		}
+		if d.WaitMS >= 100 {
+			fmt.Fprintf(&b, "; waited %s for another pglab building it", formatSpan(msDuration(d.WaitMS)))
+		}
+		line := b.String()
+		if run != "" {
+			line = "run " + run + ": " + line
+		}
+		out = append(out, line)
+	}
+	return out
+}
+
+// cloneMethod names a clone method as a reader knows it.
+func cloneMethod(m string) string {
+	switch m {
+	case "reflink":
+		return "reflink (FICLONE: blocks shared)"
+	case "copy_file_range":
+		return "in-kernel copy (copy_file_range)"
+	case "copy":
+		return "plain copy"
+	}
+	return m
+}
+
+func formatBytes(n int64) string {
+	switch {
+	case n >= 1<<30:
+		return fmt.Sprintf("%.1f GB", float64(n)/(1<<30))
+	case n >= 1<<20:
+		return fmt.Sprintf("%.0f MB", float64(n)/(1<<20))
+	}
+	return fmt.Sprintf("%.0f kB", float64(n)/(1<<10))
 }

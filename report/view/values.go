@@ -12,7 +12,7 @@ import (
 	"github.com/pglab/pglab/results"
 )
 
-// formatSummary formats a target's figure: the median with the
+// FormatSummary formats a target's figure: the median with the
 // half-width of its confidence interval when there is one ("10.4 s ± 3 %"),
 // the median alone when there are too few samples, the exact value for
 // exact metrics, "–" without samples.
@@ -45,7 +45,7 @@ func formatCenter(s compare.Summary, m compare.Metric) string {
 	return compare.FormatValue(s.Center, m.Unit)
 }
 
-// changeText formats a comparison for a change column: its outcome with
+// ChangeText formats a comparison for a change column: its outcome with
 // the test's figures, e.g. "5.7× faster (p=0.002 q=0.031 n=6)", "same
 // (within ±5 %; n=6)", "~ (could not see changes under ±7 %; n=4)"; see
 // compare.Change.OutcomeText.
@@ -53,7 +53,7 @@ func ChangeText(c compare.Change) string {
 	return c.OutcomeText()
 }
 
-// changeClass classifies a comparison for styling: a called change is
+// ChangeClass classifies a comparison for styling: a called change is
 // "better", "worse" or "changed" (a neutral metric), an equivalence
 // "same", anything else "ns" (not called).
 func ChangeClass(c compare.Change) string {
@@ -136,4 +136,24 @@ func Finite(v float64) *float64 {
 		return nil
 	}
 	return &v
+}
+
+// MarksText formats footnote marks: "¹ ²".
+func MarksText(marks []int) string {
+	s := make([]string, len(marks))
+	for i, m := range marks {
+		s[i] = Superscript(m)
+	}
+	return strings.Join(s, " ")
+}
+
+var superDigits = []rune("⁰¹²³⁴⁵⁶⁷⁸⁹")
+
+// Superscript writes n in superscript digits.
+func Superscript(n int) string {
+	var b strings.Builder
+	for _, r := range fmt.Sprint(n) {
+		b.WriteRune(superDigits[r-'0'])
+	}
+	return b.String()
 }

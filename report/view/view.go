@@ -1,7 +1,6 @@
 package view
 
 import (
-	"slices"
 	"strings"
 
 	"github.com/pglab/pglab/report/internal/words"
@@ -12,20 +11,20 @@ import (
 	"github.com/pglab/pglab/results"
 )
 
-// view is a Dataset analysed for reading: the setup, and per study the
+// Report is a Dataset analysed for reading: the setup, and per study the
 // tables, the matrix, the notes and the numbered warnings. Every format
 // renders the same view, so that they agree figure for figure.
 type Report struct {
 	Data     *runs.Dataset
 	Title    string
 	Alpha    float64
-	Runs     []runView
+	Runs     []Run
 	Hosts    []string // one line per distinct host
-	Targets  []targetView
+	Targets  []Target
 	Settings []runs.SettingRow
 	// Headlines summarise each study's primary metrics (two or more
 	// targets only), a table per set of targets.
-	Headlines []headlineTable
+	Headlines []HeadlineTable
 	Studies   []*Study
 	// Family is the report's cells analysed as one family of tests: how
 	// many comparisons, how many called, how many false calls to expect.
@@ -35,32 +34,32 @@ type Report struct {
 	// Times split each run's wall time per study into measured steps and
 	// set-up, with a row for the whole run; TimeLines say the runs'
 	// totals in a sentence.
-	Times     []timeRow
+	Times     []TimeRow
 	TimeLines []string
 	// DataLines say how each study's data came to each server and what a
 	// load (a reset) cost.
 	DataLines []string
 	// Reps say how many repetitions the cases ran and why.
-	Reps  repsView
+	Reps  RepsTable
 	Brief bool // Options.Brief
 	// general are the warnings every study says, said once by a brief
 	// report.
 	general []string
 }
 
-// runView is one run's manifest, formatted.
-type runView struct {
+// Run is one run's manifest, formatted.
+type Run struct {
 	ID, Kind, Status, Started, Duration, Version, Command, Error, Host string
 }
 
-// targetView is one column's server, formatted.
-type targetView struct {
+// Target is one column's server, formatted.
+type Target struct {
 	Name, Server, Checksums, Conn, Run string
 	// Env is the environment the server ran in (pglab --env), or nil.
 	Env *env.Record
 }
 
-// studyView is one study of the report.
+// Study is one study of the report.
 type Study struct {
 	Name, Title, Source string
 	Params              string
@@ -77,7 +76,7 @@ type Study struct {
 	// first is the baseline.
 	Targets   []string
 	LabelCols []results.LabelColumn
-	Cases     []caseView
+	Cases     []Case
 	// Tables are the primary metrics' tables, rows by case.
 	Tables []*Table
 	// Others holds every further metric: a row per case and metric.
@@ -85,7 +84,7 @@ type Study struct {
 	// Omitted counts the rows of further metrics a brief view leaves out.
 	Omitted int
 	// Matrix holds the outcomes of a behaviour probe, a row per case.
-	Matrix []matrixRow
+	Matrix []MatrixRow
 	// Notes are remarks on the study as a whole or on a case and target
 	// that no table shows.
 	Notes []string
@@ -117,7 +116,7 @@ type Study struct {
 	Common map[string]bool
 }
 
-// leftOut says what a brief view leaves out of the study, or "".
+// LeftOut says what a brief view leaves out of the study, or "".
 func (sv *Study) LeftOut() string {
 	var parts []string
 	if n := sv.twinRows(); n > 0 {
@@ -137,8 +136,8 @@ func (sv *Study) LeftOut() string {
 	return "Left out here (--details shows them): " + strings.Join(parts, ", ") + "."
 }
 
-// caseView is a case of a study: its labels and how to name it.
-type caseView struct {
+// Case is a case of a study: its labels and how to name it.
+type Case struct {
 	Key    string
 	Labels map[string]string
 	// Name is the study's name for the case, or the labels joined.
@@ -164,9 +163,9 @@ type Table struct {
 	Twin string
 }
 
-// row is one line of a metric table.
+// Row is one line of a metric table.
 type Row struct {
-	Case       caseView
+	Case       Case
 	Metric     string
 	MetricHead string
 	Res        *compare.Result
@@ -176,7 +175,7 @@ type Row struct {
 	Changes []Cell
 }
 
-// cell is one formatted figure with its footnote marks.
+// Cell is one formatted figure with its footnote marks.
 type Cell struct {
 	Text string
 	// Class is "better", "worse", "ns" (not significant), "same" or
@@ -187,24 +186,24 @@ type Cell struct {
 	notes    []string
 }
 
-// matrixRow is one case of a behaviour matrix.
-type matrixRow struct {
-	Case  caseView
+// MatrixRow is one case of a behaviour matrix.
+type MatrixRow struct {
+	Case  Case
 	Cells []Cell
 }
 
-// headlineTable is a summary table of studies that cover the same
+// HeadlineTable is a summary table of studies that cover the same
 // targets.
-type headlineTable struct {
+type HeadlineTable struct {
 	Targets []string
-	Rows    []headlineRow
+	Rows    []Headline
 	// Metrics is true when some row is a metric (not a matrix).
 	Metrics bool
 }
 
-// headlineRow summarises one primary metric of a study across its cases
+// Headline summarises one primary metric of a study across its cases
 // (see studyView.headline).
-type headlineRow struct {
+type Headline struct {
 	Study  string
 	What   string
 	Case   string
@@ -222,102 +221,7 @@ type Options struct {
 	Brief bool
 }
 
-// buildView analyses a dataset.
-func Build(d *runs.Dataset, o Options) (*Report, error) {
-	v := &Report{Data: d, Alpha: d.SignificanceLevel(), Brief: o.Brief}
-	records := d.RunRecords()
-	switch len(records) {
-	case 0:
-		v.Title = "pglab report"
-	case 1:
-		v.Title = "pglab report: run " + records[0].ID
-	default:
-		ids := make([]string, len(records))
-		for i, r := range records {
-			ids[i] = r.ID
-		}
-		v.Title = "pglab report: runs " + strings.Join(ids, " vs ")
-	}
-	hosts := map[string]bool{}
-	for _, r := range records {
-		rv := runView{
-			ID: r.ID, Kind: string(r.Kind), Status: string(r.Status), Version: r.Version,
-			Command: strings.Join(r.Command, " "), Error: r.Error, Host: hostLine(r.Host),
-		}
-		if !r.StartedAt.IsZero() {
-			rv.Started = r.StartedAt.UTC().Format("2006-01-02 15:04 UTC")
-		}
-		if !r.FinishedAt.IsZero() && !r.StartedAt.IsZero() {
-			rv.Duration = formatDuration(r.FinishedAt.Sub(r.StartedAt))
-		}
-		v.Runs = append(v.Runs, rv)
-		if rv.Host != "" && !hosts[rv.Host] {
-			hosts[rv.Host] = true
-			v.Hosts = append(v.Hosts, rv.Host)
-		}
-	}
-	for _, name := range d.TargetNames() {
-		t, _ := d.Target(name)
-		tv := targetView{Name: name, Server: "?", Checksums: "?", Conn: t.Conn}
-		if t.ServerVersion != "" {
-			tv.Server = "PostgreSQL " + t.ServerVersion
-		}
-		if t.ServerVersion != "" || t.ServerVersionNum != 0 {
-			tv.Checksums = words.OnOff(t.DataChecksums)
-		}
-		if t.Kind == results.TargetManaged {
-			tv.Conn = "managed by pglab"
-		}
-		if o, ok := d.Origins[name]; ok {
-			tv.Run = o.Run
-		}
-		if r, ok := env.RecordOf(t.Extra); ok {
-			tv.Env = &r
-		}
-		v.Targets = append(v.Targets, tv)
-	}
-	v.Settings = runs.SettingRows(d.Targets)
-	v.buildTimes()
-	v.buildReps()
-
-	known := map[string]bool{}
-	groups := d.Groups()
-	a, err := d.AnalyzeAll(groups)
-	if err != nil {
-		return nil, err
-	}
-	v.Family = a.Family
-	for _, sg := range groups {
-		sv, err := buildStudy(d, sg, a.Results[sg.Study], o)
-		if err != nil {
-			return nil, err
-		}
-		known[sg.Study] = true
-		v.Studies = append(v.Studies, sv)
-		if hs := sv.headlines(); len(hs) > 0 {
-			n := len(v.Headlines)
-			if n == 0 || strings.Join(v.Headlines[n-1].Targets, "\x00") != strings.Join(sv.Targets, "\x00") {
-				v.Headlines = append(v.Headlines, headlineTable{Targets: sv.Targets})
-				n++
-			}
-			v.Headlines[n-1].Rows = append(v.Headlines[n-1].Rows, hs...)
-			if sv.Matrix == nil {
-				v.Headlines[n-1].Metrics = true
-			}
-		}
-	}
-	for _, n := range d.Notes {
-		if !known[n.Study] && !n.Outcome {
-			v.Notes = append(v.Notes, noteText(n, ""))
-		}
-	}
-	if o.Brief {
-		v.general = v.commonGeneral()
-	}
-	return v, nil
-}
-
-// primaryByCase is the primary tables as one, for a brief report: per
+// PrimaryByCase is the primary tables as one, for a brief report: per
 // case, a row for each primary metric, named by its table's heading.
 func (sv *Study) PrimaryByCase() *Table {
 	out := &Table{Head: "Primary metrics"}
@@ -362,34 +266,14 @@ func (sv *Study) twinRows() int {
 	return n
 }
 
-// commonGeneral returns the general warnings that every study with
-// figures carries, when there are two studies or more, in the first
-// study's order; each study's common set is marked too.
-func (v *Report) commonGeneral() []string {
-	var with []*Study
-	for _, sv := range v.Studies {
-		if len(sv.Tables) > 0 || sv.Others != nil {
-			with = append(with, sv)
+// hasMetric reports whether any case has one of the metrics.
+func (sv *Study) hasMetric(metrics ...string) bool {
+	for _, byMetric := range sv.Results {
+		for _, m := range metrics {
+			if byMetric[m] != nil {
+				return true
+			}
 		}
 	}
-	if len(with) < 2 {
-		return nil
-	}
-	var out []string
-	for _, g := range with[0].General {
-		all := true
-		for _, sv := range with[1:] {
-			all = all && slices.Index(sv.General, g) >= 0
-		}
-		if all {
-			out = append(out, g)
-		}
-	}
-	for _, sv := range with {
-		sv.Common = map[string]bool{}
-		for _, g := range out {
-			sv.Common[g] = true
-		}
-	}
-	return out
+	return false
 }

@@ -1,3 +1,5 @@
+// Package words holds the few words the report's packages all write:
+// plurals, on/off, a dash for nothing, joined parts.
 package words
 
 import (
@@ -6,6 +8,7 @@ import (
 	"strings"
 )
 
+// OnOff says a boolean setting as PostgreSQL does: "on" or "off".
 func OnOff(b bool) string {
 	if b {
 		return "on"
@@ -13,6 +16,7 @@ func OnOff(b bool) string {
 	return "off"
 }
 
+// Plural counts n of a word: "1 case", "3 cases".
 func Plural(n int, word string) string {
 	if n == 1 {
 		return "1 " + word
@@ -20,6 +24,7 @@ func Plural(n int, word string) string {
 	return fmt.Sprintf("%d %ss", n, word)
 }
 
+// JoinNonEmpty joins the parts that are not empty with sep.
 func JoinNonEmpty(sep string, parts ...string) string {
 	var out []string
 	for _, p := range parts {
@@ -30,7 +35,7 @@ func JoinNonEmpty(sep string, parts ...string) string {
 	return strings.Join(out, sep)
 }
 
-// lowerFirst lowers a heading's first letter for use inside a sentence,
+// LowerFirst lowers a heading's first letter for use inside a sentence,
 // unless the word is an acronym ("VACUUM VERBOSE output").
 func LowerFirst(s string) string {
 	if len(s) > 1 && s[1] >= 'A' && s[1] <= 'Z' {
@@ -39,7 +44,7 @@ func LowerFirst(s string) string {
 	return strings.ToLower(s[:1]) + s[1:]
 }
 
-// sortedKeys returns the keys of the maps, sorted, without repeats.
+// SortedKeys returns the keys of the maps, sorted, without repeats.
 func SortedKeys(ms ...map[string]string) []string {
 	seen := map[string]bool{}
 	var out []string
@@ -55,6 +60,7 @@ func SortedKeys(ms ...map[string]string) []string {
 	return out
 }
 
+// OrDash is s, or a dash where s is empty (a table cell without a value).
 func OrDash(s string) string {
 	if s == "" {
 		return "–"

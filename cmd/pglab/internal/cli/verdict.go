@@ -4,8 +4,8 @@ import (
 	"fmt"
 
 	"github.com/pglab/pglab/lab"
+	"github.com/pglab/pglab/report"
 	"github.com/pglab/pglab/report/runs"
-	"github.com/pglab/pglab/report/view"
 	"github.com/spf13/pflag"
 )
 
@@ -47,7 +47,7 @@ func failOnRegressions(env *Env, d *runs.Dataset, failOn string) error {
 	if failOn != lab.FailOnRegression {
 		return nil
 	}
-	regs, err := view.Regressions(d)
+	regs, err := report.Regressions(d)
 	if err != nil {
 		return err
 	}

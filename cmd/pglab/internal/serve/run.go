@@ -300,7 +300,7 @@ func (rd *runData) files() []fileRow {
 func (h *Handler) download(w http.ResponseWriter, r *http.Request) {
 	ext, ok := strings.CutPrefix(r.PathValue("file"), "report.")
 	f, err := report.ParseFormat(ext)
-	if !ok || err != nil || f == report.Text || "report"+f.Ext() != r.PathValue("file") {
+	if !ok || err != nil || f == report.PlainText || "report"+f.Ext() != r.PathValue("file") {
 		h.fail(w, r, http.StatusNotFound, "no page at "+r.URL.Path+": the report is at report.md, report.html, report.json and report.csv")
 		return
 	}
