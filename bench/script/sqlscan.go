@@ -8,7 +8,8 @@ import "github.com/pglab/pglab/internal/sqllex"
 // semicolon outside quotes, comments, parentheses and function bodies) or
 // where a backslash command starts, and copies the command text the same way
 // (leading white space and "--" comments dropped, "\;" and "\:" turned into
-// ";" and ":", ":{?name}" turned into FALSE).
+// ";" and ":", ":{?name}" turned into FALSE). Where quotes and comments
+// begin and end is package sqllex's.
 
 type scanResult uint8
 

@@ -237,3 +237,62 @@ func TestBody(t *testing.T) {
 		t.Errorf("a new statement's END closed the last one's body: depth %d", b.Depth())
 	}
 }
+
+// scanAll scans src fed in chunks (each ending after a newline, as readers
+// feed lines) and returns the ends of its quoted tokens and comments, and
+// what the scanner is left inside.
+func scanAll(src string, byLine bool) ([]int, Kind) {
+	var s Scanner
+	var ends []int
+	base := 0
+	for base < len(src) {
+		chunk := src[base:]
+		if byLine {
+			if k := strings.IndexByte(chunk, '\n'); k >= 0 {
+				chunk = chunk[:k+1]
+			}
+		}
+		i := 0
+		for i < len(chunk) {
+			if s.Inside() != None {
+				i = s.Scan(chunk, i)
+				if s.Inside() == None {
+					ends = append(ends, base+i)
+				}
+				continue
+			}
+			if n := s.Open(chunk, i); n > 0 {
+				i += n
+			} else if IsIdentStart(chunk[i]) {
+				i = IdentEnd(chunk, i)
+			} else {
+				i++
+			}
+		}
+		base += len(chunk)
+	}
+	return ends, s.Inside()
+}
+
+// FuzzChunks checks that scanning a text line by line finds the quotes and
+// comments that scanning it whole does.
+func FuzzChunks(f *testing.F) {
+	for _, s := range []string{
+		"select 'a\nb', E'c\\\nd' /* x\n/* y */\n*/ $t$\n$t$ -- z\n\"q\n\"",
+		"E'\\\n'", "$$\n$$", "/*\n*/", "'\n'", "-- x\ny",
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, src string) {
+		e1, k1 := scanAll(src, false)
+		e2, k2 := scanAll(src, true)
+		if k1 != k2 || len(e1) != len(e2) {
+			t.Fatalf("whole: %v inside %v; by line: %v inside %v", e1, k1, e2, k2)
+		}
+		for i := range e1 {
+			if e1[i] != e2[i] {
+				t.Fatalf("whole: %v; by line: %v", e1, e2)
+			}
+		}
+	})
+}
