@@ -142,6 +142,53 @@ func BenchmarkParseTPCB(b *testing.B) {
 	}
 }
 
+// BenchmarkParse parses each builtin script, and a larger script that
+// exercises the lexer's quotes, comments, dollar quoting and function
+// bodies.
+func BenchmarkParse(b *testing.B) {
+	for _, bi := range Builtins() {
+		b.Run(bi.Name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := bi.Parse(nil); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+	b.Run("large", func(b *testing.B) {
+		text := largeScript(200)
+		b.SetBytes(int64(len(text)))
+		b.ReportAllocs()
+		for b.Loop() {
+			if _, err := Parse("large", text, nil); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
+
+// largeScript returns n repetitions of a block of SQL and meta-commands
+// with every kind of quote and comment.
+func largeScript(n int) string {
+	const block = `-- a comment before the command
+\set aid random(1, 100000 * :scale)
+/* a /* nested */ block comment */
+SELECT abalance, 'it''s', E'a\'b', U&"d\0061t", B'0101', X'1F', $$dollar; quoted$$
+  FROM pgbench_accounts WHERE aid = :aid AND name <> 'x;y' -- trailing
+  AND "Quoted ""ident""" IS NOT NULL AND a$b$c = $1;
+CREATE FUNCTION f(int) RETURNS int LANGUAGE sql
+BEGIN ATOMIC
+  SELECT CASE WHEN $1 > 0 THEN 1 ELSE 0 END;
+  SELECT 2;
+END;
+DO $body$ BEGIN PERFORM 1; END $body$;
+SELECT 'multi'
+  'line', 1.5e3, 0x1F, 1_000 \; SELECT :{?aid};
+`
+	return strings.Repeat(block, n)
+}
+
 // TestConcurrentClients runs clients in parallel on shared scripts, as the
 // engine does; run it with -race.
 func TestConcurrentClients(t *testing.T) {

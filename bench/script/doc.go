@@ -5,7 +5,8 @@
 // and the helpers the benchmark engine (package bench) calls to run
 // meta-commands and to send SQL. Behaviour and message texts follow pgbench
 // 17/18 (src/bin/pgbench/pgbench.c, exprparse.y, exprscan.l, and
-// src/fe_utils/psqlscan.l for splitting).
+// src/fe_utils/psqlscan.l for splitting, whose quoting and comment rules
+// are package internal/sqllex's, shared with the other readers of SQL).
 //
 // # Setting up a run
 //

@@ -292,7 +292,7 @@ func (p *scriptParser) backslashCommand(start, lineno int) (*Command, error) {
 	lx := &exprLexer{src: p.src, pos: p.sc.pos, lastEnd: p.sc.pos}
 	defer func() {
 		p.sc.pos = lx.pos
-		p.sc.state = stInitial
+		p.sc.lx.Reset()
 	}()
 	name, off, ok := lx.word()
 	if !ok {

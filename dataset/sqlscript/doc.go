@@ -4,7 +4,8 @@
 //
 // [Reader] splits a script into items without a server: statements, ended
 // by a semicolon outside quotes, comments, parentheses and the BEGIN …
-// END bodies of SQL-standard functions (psql's own rule); the data of
+// END bodies of SQL-standard functions (psql's own rule, whose quoting and
+// comments are package internal/sqllex's, as bench/script's); the data of
 // COPY … FROM stdin, up to its \. line; and the psql meta-commands that
 // dumps contain: \connect (\c), \restrict and \unrestrict (written by the
 // pg_dump of the minor releases of August 2025 on). Any other

@@ -235,3 +235,33 @@ func TestReaderQuoting(t *testing.T) {
 		t.Errorf("statements:\n%q\nwant\n%q", texts, want)
 	}
 }
+
+// TestReaderAsPsqlLexes checks cases where the splitter, before it took its
+// rules from package sqllex, parted from psql: a dollar quote right after
+// a number or another dollar quote, a -- comment ended by a carriage
+// return, and a string's prefix letter taken for a word of the statement.
+func TestReaderAsPsqlLexes(t *testing.T) {
+	for _, tc := range []struct {
+		script string
+		want   []string
+	}{
+		{"select 1$a$;$a$;\n", []string{"select 1$a$;$a$;"}},
+		{"select $a$x$a$$b$;$b$;\n", []string{"select $a$x$a$$b$;$b$;"}},
+		{"select 1; -- c\rselect 2;\n", []string{"select 1;", "select 2;"}},
+		{"create N'x' function begin select 1; end;\n", []string{"create N'x' function begin select 1; end;"}},
+		{"select 1E'x' ; select 2;\n", []string{"select 1E'x' ;", "select 2;"}},
+	} {
+		items, err := readAll(t, tc.script)
+		if err != nil {
+			t.Errorf("%q: %v", tc.script, err)
+			continue
+		}
+		var texts []string
+		for _, it := range items {
+			texts = append(texts, it.text)
+		}
+		if strings.Join(texts, "|") != strings.Join(tc.want, "|") {
+			t.Errorf("%q: statements %q, want %q", tc.script, texts, tc.want)
+		}
+	}
+}

@@ -3,7 +3,9 @@
 // (standard strings with ” escapes, E” strings with backslash escapes,
 // B”, X”, N”, U&” strings, dollar quoting, quoted identifiers, -- and
 // nested /* */ comments, numeric constants including 1e5, .5, 0x1F and
-// 1_000, positional parameters), and on top of it a statement's
+// 1_000, positional parameters; where quotes and comments begin and end is
+// package internal/sqllex's, shared with bench/script and
+// dataset/sqlscript), and on top of it a statement's
 // fingerprint (see [Normalizer.Normalize] for what it ignores), the masking
 // of password constants ([RedactPasswords]) and the recognition of COPY …
 // FROM STDIN ([IsCopyFromStdin]).

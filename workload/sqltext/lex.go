@@ -1,6 +1,6 @@
 package sqltext
 
-import "strings"
+import "github.com/pglab/pglab/internal/sqllex"
 
 // Kind is the kind of a token.
 type Kind uint8
@@ -38,11 +38,12 @@ type Token struct {
 }
 
 // Lexer splits SQL text into tokens with PostgreSQL's rules for quoting
-// (standard_conforming_strings on). It never fails: an unterminated quote
-// or comment runs to the end of the text.
+// (standard_conforming_strings on), which are package sqllex's. It never
+// fails: an unterminated quote or comment runs to the end of the text.
 type Lexer struct {
 	src string
 	pos int
+	q   sqllex.Scanner
 }
 
 // NewLexer returns a lexer over src.
@@ -71,8 +72,7 @@ func Tokens(src string) []Token {
 // byte classes
 const (
 	clSpace = 1 << iota
-	clIdentStart
-	clIdent
+	clAlnum // an ASCII letter or digit, or a byte of a non-ASCII character
 	clDigit
 	clOp
 	clOpSpecial // op characters that keep a trailing + or - (see scanOp)
@@ -86,13 +86,12 @@ func init() {
 	}
 	for c := 0; c < 256; c++ {
 		switch {
-		case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z', c == '_', c >= 0x80:
-			class[c] |= clIdentStart | clIdent
+		case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z', c >= 0x80:
+			class[c] |= clAlnum
 		case c >= '0' && c <= '9':
-			class[c] |= clDigit | clIdent
+			class[c] |= clDigit | clAlnum
 		}
 	}
-	class['$'] |= clIdent
 	for _, c := range "+-*/<>=~!@#%^&|`?" {
 		class[c] |= clOp
 	}
@@ -108,36 +107,40 @@ func (l *Lexer) peek(off int) byte {
 	return 0
 }
 
+// quotedKinds are the token kinds of sqllex's quoted tokens and comments.
+var quotedKinds = [...]Kind{
+	sqllex.LineComment:  Comment,
+	sqllex.BlockComment: Comment,
+	sqllex.String:       String,
+	sqllex.EscapeString: String,
+	sqllex.QuotedIdent:  QIdent,
+	sqllex.DollarString: String,
+}
+
 // scan consumes one token starting at l.pos and returns its kind.
 func (l *Lexer) scan() Kind {
 	c := l.src[l.pos]
-	switch {
-	case class[c]&clSpace != 0:
+	if class[c]&clSpace != 0 {
 		for l.pos < len(l.src) && class[l.src[l.pos]]&clSpace != 0 {
 			l.pos++
 		}
 		return Space
-	case c == '-' && l.peek(1) == '-':
-		for l.pos < len(l.src) && l.src[l.pos] != '\n' && l.src[l.pos] != '\r' {
-			l.pos++
-		}
-		return Comment
-	case c == '/' && l.peek(1) == '*':
-		l.blockComment()
-		return Comment
-	case c == '\'':
-		l.quoted('\'', false)
-		return String
-	case c == '"':
-		l.quoted('"', false)
-		return QIdent
+	}
+	if n := l.q.Open(l.src, l.pos); n > 0 {
+		k := quotedKinds[l.q.Inside()]
+		l.pos = l.q.Scan(l.src, l.pos+n)
+		l.q.Reset()
+		return k
+	}
+	switch {
 	case c == '$':
 		return l.dollar()
 	case class[c]&clDigit != 0, c == '.' && class[l.peek(1)]&clDigit != 0:
 		l.number()
 		return Number
-	case class[c]&clIdentStart != 0:
-		return l.word()
+	case sqllex.IsIdentStart(c):
+		l.pos = sqllex.IdentEnd(l.src, l.pos)
+		return Ident
 	case class[c]&clOp != 0:
 		l.op()
 		return Op
@@ -155,76 +158,17 @@ func (l *Lexer) scan() Kind {
 	return Other
 }
 
-// blockComment consumes a /* … */ comment, nested ones included.
-func (l *Lexer) blockComment() {
-	depth := 0
-	for l.pos < len(l.src) {
-		switch {
-		case l.src[l.pos] == '/' && l.peek(1) == '*':
-			depth++
-			l.pos += 2
-		case l.src[l.pos] == '*' && l.peek(1) == '/':
-			depth--
-			l.pos += 2
-			if depth == 0 {
-				return
-			}
-		default:
-			l.pos++
-		}
-	}
-}
-
-// quoted consumes a text quoted with q starting at l.pos (on the opening
-// quote): a doubled quote stands for one, and with backslash a backslash
-// escapes the next byte (E” strings).
-func (l *Lexer) quoted(q byte, backslash bool) {
-	l.pos++
-	for l.pos < len(l.src) {
-		c := l.src[l.pos]
-		switch {
-		case backslash && c == '\\':
-			l.pos += 2
-		case c == q && l.peek(1) == q:
-			l.pos += 2
-		case c == q:
-			l.pos++
-			return
-		default:
-			l.pos++
-		}
-	}
-	l.pos = len(l.src)
-}
-
-// dollar consumes a positional parameter ($1) or a dollar-quoted string
-// ($$…$$, $tag$…$tag$); a lone $ is Other.
+// dollar consumes a positional parameter ($1); a $ that begins neither it
+// nor a dollar-quoted string is Other.
 func (l *Lexer) dollar() Kind {
-	if class[l.peek(1)]&clDigit != 0 {
-		l.pos++
-		for l.pos < len(l.src) && class[l.src[l.pos]]&clDigit != 0 {
-			l.pos++
-		}
-		return Param
-	}
-	end := l.pos + 1
-	if end < len(l.src) && class[l.src[end]]&clIdentStart != 0 {
-		for end < len(l.src) && class[l.src[end]]&clIdent != 0 && l.src[end] != '$' {
-			end++
-		}
-	}
-	if end >= len(l.src) || l.src[end] != '$' {
-		l.pos++
+	l.pos++
+	if class[l.peek(0)]&clDigit == 0 {
 		return Other
 	}
-	tag := l.src[l.pos : end+1]
-	body := end + 1
-	if i := strings.Index(l.src[body:], tag); i >= 0 {
-		l.pos = body + i + len(tag)
-	} else {
-		l.pos = len(l.src)
+	for l.pos < len(l.src) && class[l.src[l.pos]]&clDigit != 0 {
+		l.pos++
 	}
-	return String
+	return Param
 }
 
 // number consumes a numeric constant: decimal with optional fraction and
@@ -271,36 +215,7 @@ func (l *Lexer) digits() {
 }
 
 func isAlnum(c byte) bool {
-	return class[c]&clIdent != 0 && c != '$' && c != '_'
-}
-
-// word consumes an unquoted word, or a string or quoted identifier whose
-// prefix it is: E'…', B'…', X'…', N'…', U&'…', U&"…".
-func (l *Lexer) word() Kind {
-	c := l.src[l.pos] | 0x20
-	next := l.peek(1)
-	switch {
-	case next == '\'' && c == 'e':
-		l.pos++
-		l.quoted('\'', true)
-		return String
-	case next == '\'' && (c == 'b' || c == 'x' || c == 'n'):
-		l.pos++
-		l.quoted('\'', false)
-		return String
-	case c == 'u' && next == '&' && (l.peek(2) == '\'' || l.peek(2) == '"'):
-		q := l.peek(2)
-		l.pos += 2
-		l.quoted(q, false)
-		if q == '"' {
-			return QIdent
-		}
-		return String
-	}
-	for l.pos < len(l.src) && class[l.src[l.pos]]&clIdent != 0 {
-		l.pos++
-	}
-	return Ident
+	return class[c]&clAlnum != 0
 }
 
 // op consumes an operator with PostgreSQL's rules: a run of operator
