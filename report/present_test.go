@@ -4,8 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"maps"
-	"slices"
 	"strings"
 	"testing"
 
@@ -217,35 +215,5 @@ func TestReportReadsStoredPresentation(t *testing.T) {
 		if !c.Callable {
 			t.Errorf("without a presentation, cell %q is not callable", c.Key)
 		}
-	}
-}
-
-// TestLegacyPresentationsFrozen: the legacy table holds the presentations
-// of the studies as report knew them, for runs stored before: every
-// study of then, and one that holds together.
-func TestLegacyPresentationsFrozen(t *testing.T) {
-	for n, p := range runs.LegacyPresentations {
-		if err := p.Check(); err != nil {
-			t.Errorf("%s: %v", n, err)
-		}
-	}
-	want := []string{"commit", "copy-errors", "copy-out", "replay", "seqscan", "tps", "tune", "vacuum"}
-	if got := slices.Sorted(maps.Keys(runs.LegacyPresentations)); !slices.Equal(got, want) {
-		t.Errorf("legacy studies %v, want %v", got, want)
-	}
-}
-
-// TestStudyVersionsDiffer: runs side by side that ran different versions
-// of a study say so; a run stored before versions says nothing.
-func TestStudyVersionsDiffer(t *testing.T) {
-	d := &runs.Dataset{}
-	d.AddStudy(runs.StudyInfo{Name: "tps", Version: 1}, "a")
-	d.AddStudy(runs.StudyInfo{Name: "tps", Version: 0}, "b")
-	if len(d.Notes) != 0 {
-		t.Errorf("a run without versions: notes %v", d.Notes)
-	}
-	d.AddStudy(runs.StudyInfo{Name: "tps", Version: 2}, "c")
-	if len(d.Notes) != 1 || !strings.Contains(d.Notes[0].Text, "run c ran version 2 of this study, the first run version 1") {
-		t.Errorf("notes %v", d.Notes)
 	}
 }

@@ -58,30 +58,6 @@ func TestSettingRows(t *testing.T) {
 	}
 }
 
-func TestAxisScale(t *testing.T) {
-	for _, c := range []struct {
-		unit  compare.Unit
-		max   float64
-		label string
-		div   float64
-	}{
-		{"ms", 10431, "s", 1000},
-		{"ms", 850, "ms", 1},
-		{"us", 850, "µs", 1},
-		{"ms", 900000, "min", 60000},
-		{"bytes", 226 << 20, "MB", 1 << 20},
-		{"MB/s", 1560, "GB/s", 1024},
-		{"MB/s", 87, "MB/s", 1},
-		{"tps", 1260, "tps", 1},
-		{"count", 10, "", 1},
-	} {
-		sc := view.AxisScale(c.unit, c.max)
-		if sc.Label != c.label || math.Abs(sc.Div-c.div) > 1e-9 {
-			t.Errorf("axisScale(%s, %g) = %+v, want %s ÷ %g", c.unit, c.max, sc, c.label, c.div)
-		}
-	}
-}
-
 func TestMdText(t *testing.T) {
 	for in, want := range map[string]string{
 		"a | b":                     `a \| b`,
@@ -140,23 +116,6 @@ func TestChangeText(t *testing.T) {
 		}
 		if got := view.ChangeClass(c.c); got != c.class {
 			t.Errorf("changeClass(%q) = %q, want %q", view.ChangeText(c.c), got, c.class)
-		}
-	}
-}
-
-func TestRepsText(t *testing.T) {
-	for _, c := range []struct {
-		reps  []int
-		total int
-		want  string
-	}{
-		{nil, 3, ""},
-		{[]int{1, 2, 3}, 3, ""},
-		{[]int{2}, 3, "noted in repetition 2"},
-		{[]int{3, 1, 1}, 3, "noted in repetitions 1, 3"},
-	} {
-		if got := view.RepsText(c.reps, c.total); got != c.want {
-			t.Errorf("repsText(%v, %d) = %q, want %q", c.reps, c.total, got, c.want)
 		}
 	}
 }

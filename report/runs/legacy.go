@@ -2,7 +2,7 @@ package runs
 
 import "github.com/pglab/pglab/results"
 
-// legacyPresentations are the presentations of the studies as report knew
+// LegacyPresentations are the presentations of the studies as report knew
 // them before studies carried their own (study.Info.Presentation) and runs
 // stored them with each study: a run stored before then (its StudyInfo
 // has Version 0) is shown through this table, as it was shown then.

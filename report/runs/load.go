@@ -194,7 +194,7 @@ func (d *Dataset) addArtefacts(l loadedRun, rename func(string) string) {
 				// report its case names, not the report.
 				continue
 			}
-			d.AddStudy(si, l.rec.ID)
+			d.addStudy(si, l.rec.ID)
 		case "note", "outcome":
 			n := Note{
 				Study:   a.Study,
@@ -246,11 +246,11 @@ func lookupRun(ctx context.Context, store *results.Store, ref string) (results.R
 	return rec, fmt.Errorf("%w: %q ends %s", results.ErrAmbiguous, ref, strings.Join(ids, ", "))
 }
 
-// AddStudy adds a study's description; a study already described by an
+// addStudy adds a study's description; a study already described by an
 // earlier run keeps that description (and its presentation), with the
 // cases it lacked added and a note when the parameters, the repetitions or
 // the study's versions differ.
-func (d *Dataset) AddStudy(si StudyInfo, runID string) {
+func (d *Dataset) addStudy(si StudyInfo, runID string) {
 	for i := range d.Studies {
 		s := &d.Studies[i]
 		if s.Name != si.Name {

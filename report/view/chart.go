@@ -305,9 +305,9 @@ type scale struct {
 	Label string
 }
 
-// AxisScale picks a unit for an axis whose largest value is max (in unit
+// axisScale picks a unit for an axis whose largest value is max (in unit
 // u): "ms" or "s" for times, "MB" for sizes, and so on.
-func AxisScale(u compare.Unit, max float64) scale {
+func axisScale(u compare.Unit, max float64) scale {
 	kind, base := unitBase(u)
 	v := max * base
 	switch kind {
@@ -493,7 +493,7 @@ func (cd *Chart) barSVG() string {
 	legendH := cd.legend(&body, 4)
 	top := 4 + legendH + 8
 	max := cd.extent()
-	sc := AxisScale(cd.Unit, max)
+	sc := axisScale(cd.Unit, max)
 	ticks := svg.Ticks(max/sc.Div, 4)
 	hi := ticks[len(ticks)-1] * sc.Div
 	// Room at the right for the value labels.
@@ -583,7 +583,7 @@ func (cd *Chart) lineSVG() string {
 	bottom := top + plotH
 	height := bottom + 44
 	max := cd.extent()
-	sc := AxisScale(cd.Unit, max)
+	sc := axisScale(cd.Unit, max)
 	ticks := svg.Ticks(max/sc.Div, 5)
 	hi := ticks[len(ticks)-1] * sc.Div
 	plotW := chartW - left - right

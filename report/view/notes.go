@@ -96,7 +96,7 @@ func (sv *Study) attachNotes(d *runs.Dataset, o Options) {
 		var placed []*Cell
 		allReps := true
 		for _, pl := range g.places {
-			if RepsText(g.reps[pl], total(pl)) != "" {
+			if repsText(g.reps[pl], total(pl)) != "" {
 				allReps = false
 			}
 			if c := cellOf(pl); c != nil {
@@ -108,7 +108,7 @@ func (sv *Study) attachNotes(d *runs.Dataset, o Options) {
 		when := ""
 		switch {
 		case len(g.places) == 1:
-			when = RepsText(g.reps[g.places[0]], total(g.places[0]))
+			when = repsText(g.reps[g.places[0]], total(g.places[0]))
 		case !allReps:
 			when = "noted in some repetitions"
 		}
@@ -274,9 +274,9 @@ func noteText(n runs.Note, where string) string {
 	return who + ": " + n.Text
 }
 
-// RepsText says in which repetitions a note was made: nothing when in
+// repsText says in which repetitions a note was made: nothing when in
 // all of them (or outside them).
-func RepsText(reps []int, total int) string {
+func repsText(reps []int, total int) string {
 	if len(reps) == 0 {
 		return ""
 	}
