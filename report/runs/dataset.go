@@ -118,7 +118,7 @@ func (d *Dataset) Target(name string) (results.Target, bool) {
 	return results.Target{}, false
 }
 
-// runs returns the runs of the report: Runs, or Run alone.
+// RunRecords returns the runs of the report: Runs, or Run alone.
 func (d *Dataset) RunRecords() []results.RunRecord {
 	if len(d.Runs) > 0 {
 		return d.Runs
@@ -139,7 +139,7 @@ func (d *Dataset) Study(name string) (StudyInfo, bool) {
 	return StudyInfo{}, false
 }
 
-// alpha returns the significance level of the report.
+// SignificanceLevel returns the significance level of the report.
 func (d *Dataset) SignificanceLevel() float64 {
 	if d.Alpha > 0 {
 		return d.Alpha

@@ -33,7 +33,7 @@ const (
 	legendRowH = 20.0
 )
 
-// chartData is what one chart shows.
+// Chart is what one chart shows.
 type Chart struct {
 	Title      string
 	Unit       compare.Unit

@@ -13,49 +13,6 @@ import (
 	"github.com/pglab/pglab/verdict"
 )
 
-// noiseFigures is a study's noise statement for one target against the
-// baseline: how much of the spread of its primary figures came from the
-// machine, what the machine did during the steps, and what it would take
-// to resolve what is unresolved.
-type Noise struct {
-	Target   string `json:"target"`
-	Baseline string `json:"baseline"`
-	// Figures is the number of paired primary figures the spreads are
-	// the medians of.
-	Figures int `json:"figures"`
-	// SpreadSide is the median spread of each side across rounds,
-	// SpreadRound that of a round's change (both percent), Correlation
-	// the median correlation of the two sides across rounds.
-	SpreadSide  *float64 `json:"spread_side_percent"`
-	SpreadRound *float64 `json:"spread_round_percent"`
-	Correlation *float64 `json:"side_correlation"`
-	// ForeignMedian and ForeignMax are other processes' CPU during the
-	// steps (percent of all CPUs), StealMax the hypervisor's; null when
-	// not measured (a user's server).
-	ForeignMedian *float64 `json:"foreign_cpu_median_percent"`
-	ForeignMax    *float64 `json:"foreign_cpu_max_percent"`
-	StealMax      *float64 `json:"steal_max_percent"`
-	// FsyncMedianMS is the median time of one WAL fsync over the steps
-	// (wal_sync_ms / wal_syncs) and FsyncSpread how much it varied from
-	// step to step (the median over cases of its relative standard
-	// deviation, percent); null where the study records no WAL syncs.
-	FsyncMedianMS *float64 `json:"fsync_median_ms,omitempty"`
-	FsyncSpread   *float64 `json:"fsync_spread_percent,omitempty"`
-	// Disturbed names the rounds ("case · round N") in which foreign
-	// CPU on either side exceeded the study's median round by
-	// verdict.DisturbedMargin points: left out of the paired comparison.
-	Disturbed []string `json:"disturbed_rounds"`
-	// Unresolved counts the unresolved primary figures; RoundsNeeded is
-	// the median and RoundsNeededMax the largest estimate of the rounds
-	// they would need, Rounds the most the study ran.
-	Unresolved      int `json:"unresolved"`
-	RoundsNeeded    int `json:"rounds_needed_median,omitempty"`
-	RoundsNeededMax int `json:"rounds_needed_max,omitempty"`
-	Rounds          int `json:"rounds"`
-	// Text says it in a paragraph.
-	Text string `json:"text"`
-}
-
 // buildNoise fills the study's noise statements, one per target compared
 // with the baseline, from its primary figures' paired changes and the
 // machine's figures recorded with each step.

@@ -11,23 +11,6 @@ import (
 	"github.com/pglab/pglab/results"
 )
 
-// RepsTable says how many repetitions the report's cases ran: the rule,
-// one line per study, a row per case, and what the budget left
-// unresolved.
-type RepsTable struct {
-	// Rule states the stopping rule of --reps auto ("" for fixed
-	// counts).
-	Rule string
-	// Lines summarise each study: "vacuum: 8 repetitions in 3 cases
-	// (called, same), 10 in 1 (cap)".
-	Lines []string
-	// Rows are a row per case: study, case, repetitions, why it stopped.
-	Rows [][]string
-	// Budget says what the budget (--budget) left unresolved, "" when
-	// there was none.
-	Budget string
-}
-
 // buildReps fills the view's repetitions from the runs' records.
 func (v *Report) buildReps() {
 	d := v.Data

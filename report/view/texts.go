@@ -10,30 +10,6 @@ import (
 	"github.com/pglab/pglab/results"
 )
 
-// TextGroup is one kind of text artefact of a study, by case.
-type TextGroup struct {
-	Name, Head string
-	Markdown   bool
-	Open       bool
-	Cases      []TextCase
-}
-
-// TextCase is a case's texts: one entry per distinct text, with the
-// targets that said it.
-type TextCase struct {
-	Case    Case
-	Entries []TextEntry
-}
-
-// TextEntry is one text and who said it, e.g. targets "pg17, pg18".
-type TextEntry struct {
-	Targets []string
-	Body    string
-	// Rep is the repetition shown (the first one stored); Reps how many
-	// the target has in all.
-	Rep, Reps int
-}
-
 // Who names the entry's targets, with the repetition when the study has
 // several.
 func (e TextEntry) Who() string {

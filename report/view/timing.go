@@ -8,18 +8,6 @@ import (
 	"github.com/pglab/pglab/results"
 )
 
-// TimeRow is one line of a run's split of wall time: a study, one of its
-// cases (its repetitions only), or the whole run.
-type TimeRow struct {
-	Run, Study                              string
-	Took, Measured, Setup                   string
-	Reset, Wait                             string
-	MeasuredPct                             string
-	TookDur, MeasuredDur, ResetDur, WaitDur time.Duration
-	servers                                 time.Duration
-	isCase                                  bool
-}
-
 // buildTimes splits each run's wall time per study (and case) into time
 // in measured steps, resets of the data, waiting and the rest (set-up),
 // and sums them up for the run; the run's own row adds the servers' start

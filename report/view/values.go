@@ -129,7 +129,7 @@ func formatDuration(d time.Duration) string {
 	return fmt.Sprintf("%d s", s)
 }
 
-// jnum maps a float to JSON: null for NaN and infinities, which
+// Finite maps a float to JSON: null for NaN and infinities, which
 // encoding/json refuses.
 func Finite(v float64) *float64 {
 	if math.IsNaN(v) || math.IsInf(v, 0) {

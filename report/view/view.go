@@ -151,7 +151,7 @@ type Case struct {
 	Impact float64
 }
 
-// metricTable is a table of one metric (rows by case), or of further
+// Table is a table of one metric (rows by case), or of further
 // metrics (rows by case and metric).
 type Table struct {
 	Metric string
@@ -202,7 +202,7 @@ type HeadlineTable struct {
 }
 
 // Headline summarises one primary metric of a study across its cases
-// (see studyView.headline).
+// (see Study.headline).
 type Headline struct {
 	Study  string
 	What   string

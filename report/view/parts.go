@@ -1,0 +1,99 @@
+package view
+
+import "time"
+
+// Noise is a study's noise statement for one target against the
+// baseline: how much of the spread of its primary figures came from the
+// machine, what the machine did during the steps, and what it would take
+// to resolve what is unresolved.
+type Noise struct {
+	Target   string `json:"target"`
+	Baseline string `json:"baseline"`
+	// Figures is the number of paired primary figures the spreads are
+	// the medians of.
+	Figures int `json:"figures"`
+	// SpreadSide is the median spread of each side across rounds,
+	// SpreadRound that of a round's change (both percent), Correlation
+	// the median correlation of the two sides across rounds.
+	SpreadSide  *float64 `json:"spread_side_percent"`
+	SpreadRound *float64 `json:"spread_round_percent"`
+	Correlation *float64 `json:"side_correlation"`
+	// ForeignMedian and ForeignMax are other processes' CPU during the
+	// steps (percent of all CPUs), StealMax the hypervisor's; null when
+	// not measured (a user's server).
+	ForeignMedian *float64 `json:"foreign_cpu_median_percent"`
+	ForeignMax    *float64 `json:"foreign_cpu_max_percent"`
+	StealMax      *float64 `json:"steal_max_percent"`
+	// FsyncMedianMS is the median time of one WAL fsync over the steps
+	// (wal_sync_ms / wal_syncs) and FsyncSpread how much it varied from
+	// step to step (the median over cases of its relative standard
+	// deviation, percent); null where the study records no WAL syncs.
+	FsyncMedianMS *float64 `json:"fsync_median_ms,omitempty"`
+	FsyncSpread   *float64 `json:"fsync_spread_percent,omitempty"`
+	// Disturbed names the rounds ("case · round N") in which foreign
+	// CPU on either side exceeded the study's median round by
+	// verdict.DisturbedMargin points: left out of the paired comparison.
+	Disturbed []string `json:"disturbed_rounds"`
+	// Unresolved counts the unresolved primary figures; RoundsNeeded is
+	// the median and RoundsNeededMax the largest estimate of the rounds
+	// they would need, Rounds the most the study ran.
+	Unresolved      int `json:"unresolved"`
+	RoundsNeeded    int `json:"rounds_needed_median,omitempty"`
+	RoundsNeededMax int `json:"rounds_needed_max,omitempty"`
+	Rounds          int `json:"rounds"`
+	// Text says it in a paragraph.
+	Text string `json:"text"`
+}
+
+// RepsTable says how many repetitions the report's cases ran: the rule,
+// one line per study, a row per case, and what the budget left
+// unresolved.
+type RepsTable struct {
+	// Rule states the stopping rule of --reps auto ("" for fixed
+	// counts).
+	Rule string
+	// Lines summarise each study: "vacuum: 8 repetitions in 3 cases
+	// (called, same), 10 in 1 (cap)".
+	Lines []string
+	// Rows are a row per case: study, case, repetitions, why it stopped.
+	Rows [][]string
+	// Budget says what the budget (--budget) left unresolved, "" when
+	// there was none.
+	Budget string
+}
+
+// TextGroup is one kind of text artefact of a study, by case.
+type TextGroup struct {
+	Name, Head string
+	Markdown   bool
+	Open       bool
+	Cases      []TextCase
+}
+
+// TextCase is a case's texts: one entry per distinct text, with the
+// targets that said it.
+type TextCase struct {
+	Case    Case
+	Entries []TextEntry
+}
+
+// TextEntry is one text and who said it, e.g. targets "pg17, pg18".
+type TextEntry struct {
+	Targets []string
+	Body    string
+	// Rep is the repetition shown (the first one stored); Reps how many
+	// the target has in all.
+	Rep, Reps int
+}
+
+// TimeRow is one line of a run's split of wall time: a study, one of its
+// cases (its repetitions only), or the whole run.
+type TimeRow struct {
+	Run, Study                              string
+	Took, Measured, Setup                   string
+	Reset, Wait                             string
+	MeasuredPct                             string
+	TookDur, MeasuredDur, ResetDur, WaitDur time.Duration
+	servers                                 time.Duration
+	isCase                                  bool
+}
