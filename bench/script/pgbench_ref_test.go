@@ -276,7 +276,7 @@ int -9223372036854775808
 // Run-time errors of "\set i <expr>" as pgbench 15 reports them, with
 // -Dfoo=bla -Dbadtrue=trueXXX -Dmaxint=9223372036854775807
 // -Dminint=-9223372036854775808 -Dbig=9223372036854775808 -Dhuge=1e400
-// '-Dspaces=  ' -Dplus=+ and a variable "empty" set to ” by \gset.
+// '-Dspaces=  ' -Dplus=+ and a variable "empty" set to the empty string by \gset.
 func TestPgbenchRuntimeErrors(t *testing.T) {
 	cases := []struct{ expr, msg string }{
 		{"int(1E32)", "double to int overflow for 100000000000000005366162204393472.000000"},
