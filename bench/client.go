@@ -117,7 +117,6 @@ type client struct {
 	rowDesc    []byte
 	row        []byte
 	errMsg     string // first SQL error of the current command, formatted
-	errQuery   int
 	abortMsg   string
 	connLost   bool
 	fatalText  string // a server error that arrived while no command waited (libpq's text)

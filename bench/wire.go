@@ -44,12 +44,6 @@ func appendParse(b []byte, name, sql string) []byte {
 	return finishMsg(b, s)
 }
 
-// bindParam is one text parameter: nil data with null set is SQL NULL.
-type bindParam struct {
-	data []byte
-	null bool
-}
-
 // appendBindStart begins a Bind of statement name to the unnamed portal with
 // n text parameters; the caller appends each parameter with appendBindParam
 // and finishes with appendBindEnd.

@@ -105,20 +105,3 @@ func segmentOf(dir string, e os.DirEntry) (tli uint32, seg uint64, size int64, o
 	perID := uint64(1<<32) / uint64(size)
 	return uint32(t), hi*perID + lo, size, true
 }
-
-// walSegmentsOK is a sanity check for tests: the segment holding the
-// checkpoint is still there.
-func walSegmentsOK(dataDir string) bool {
-	f, err := readControl(dataDir)
-	if err != nil {
-		return false
-	}
-	walDir := filepath.Join(dataDir, "pg_wal")
-	ents, _ := os.ReadDir(walDir)
-	for _, e := range ents {
-		if tli, seg, size, ok := segmentOf(walDir, e); ok && tli == f.Timeline && seg == f.Checkpoint/uint64(size) {
-			return true
-		}
-	}
-	return false
-}

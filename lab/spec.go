@@ -365,12 +365,3 @@ func (s *Spec) StudyNames() []string {
 	}
 	return out
 }
-
-// envNames lists the environments' names, for messages.
-func (s *Spec) envNames() string {
-	var names []string
-	for _, p := range s.Envs {
-		names = append(names, p.Name)
-	}
-	return strings.Join(names, ", ")
-}

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"slices"
-	"strings"
 )
 
 // OrderScheme names how the runner orders the targets within a round, as
@@ -46,16 +45,6 @@ func newOrderSeed(seed uint64) uint64 {
 		seed = rand.Uint64()
 	}
 	return seed
-}
-
-// describeRound writes one round's order as target names joined by " ",
-// for the run's record ("a b", "b a").
-func describeRound(names []string, order []int) string {
-	parts := make([]string, len(order))
-	for i, k := range order {
-		parts[i] = names[k]
-	}
-	return strings.Join(parts, " ")
 }
 
 // OrderSeedText formats an order seed as the run records and the flag

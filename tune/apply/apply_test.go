@@ -63,14 +63,6 @@ func exec(t *testing.T, dsn string, sqls ...string) {
 	}
 }
 
-func rowsByName(rows []apply.Row) map[string]apply.Row {
-	m := map[string]apply.Row{}
-	for _, r := range rows {
-		m[r.Name] = r
-	}
-	return m
-}
-
 func changesByName(res *apply.Result) map[string]apply.Change {
 	m := map[string]apply.Change{}
 	for _, c := range res.Changes {

@@ -3,7 +3,6 @@ package cli
 import (
 	"context"
 	"fmt"
-	"os"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -377,10 +376,4 @@ func newPgStatusCmd(env *Env) *cobra.Command {
 			return pgserver.WriteStrays(env.Stdout)
 		},
 	}
-}
-
-// fileExists reports whether path exists.
-func fileExists(path string) bool {
-	_, err := os.Stat(path)
-	return err == nil
 }

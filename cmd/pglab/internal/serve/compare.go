@@ -204,8 +204,7 @@ func apartRows(d *runs.Dataset, ms []results.Measurement, cols []column) []apart
 // differs.
 func setupDiff(d *runs.Dataset, cols []column) (differs, same []diffRow) {
 	type facts struct {
-		order []string
-		vals  map[string]string
+		vals map[string]string
 	}
 	all := make([]facts, len(cols))
 	var order []string
