@@ -345,9 +345,10 @@ type Change struct {
 	// cell's Measure, or its key).
 	Measure string
 
-	// Level is the level of the hierarchy at which the outcome was
-	// reached: its own test (LevelCase) or its measure's (LevelMeasure).
-	Level Level
+	// MeasureOutcome is the outcome of the change's measure as a whole
+	// (MeasureResult), a statement about the measure beside the case's
+	// own; OutcomeNone outside a paired family.
+	MeasureOutcome Outcome
 
 	// The noise of a paired change (NaN when not paired or under 3
 	// rounds): SpreadRound is the standard deviation of its rounds'
@@ -364,11 +365,6 @@ type Change struct {
 	// Disturbed is the number of rounds left out of the paired test as
 	// disturbed (Input.Disturbed).
 	Disturbed int
-
-	// GateMinP is the smallest p its measure's gate could give on the
-	// rounds run: above what a call needs, the change cannot be called
-	// however large (too few rounds at that level).
-	GateMinP float64
 
 	// Repeated reports a figure compared exactly because each side
 	// repeated its value in every round (at least 3), although its

@@ -65,36 +65,36 @@ type Design struct {
 }
 
 // DefaultPairedStart is the first look of a paired design when none is
-// given: four rounds, two mirrored pairs, the fewest at which a paired t
-// test has three degrees of freedom and a gate over a few cases can pass.
+// given: four rounds, two mirrored pairs.
 const DefaultPairedStart = 4
 
-// PlanPairedDesign returns the design of a paired family of gates
-// measures' tests (the report's primary measures × the targets compared
-// with the baseline) at level alpha (0: DefaultAlpha): looks at start
-// (0: DefaultPairedStart), then at twice as many rounds while below cap
-// (0: DefaultCap), and at cap: 4, 8 and 10; 3, 6 and 10. Few looks keep
-// each look's level (Alpha over the looks) high, and a case that is
-// resolved early stops at the first. With start ≥ cap the only look is
-// cap. It panics on gates < 1 or a negative start or cap.
-func PlanPairedDesign(gates int, alpha float64, start, cap int) Design {
-	if gates < 1 || start < 0 || cap < 0 {
-		panic(fmt.Sprintf("compare: PlanPairedDesign(%d, %v, %d, %d): need gates ≥ 1, start and cap ≥ 0", gates, alpha, start, cap))
+// DefaultPairedCap is the most rounds a case of a paired design runs when
+// no cap is given: enough for a case whose two sides differ by ±10 % from
+// round to round to be found the same within ±5 %.
+const DefaultPairedCap = 40
+
+// PlanPairedDesign returns the design of a paired family of tests tests
+// (the report's planned tests: each primary case's and each measure's of
+// two or more cases, × the targets compared with the baseline) at level
+// alpha (0: DefaultAlpha): looks at start rounds (0: DefaultPairedStart)
+// and after every mirrored pair of rounds up to cap (0: DefaultPairedCap).
+// A case's cap may be lower (Cell.Cap): its looks end there. With start ≥
+// cap the only look is cap. It panics on tests < 1 or a negative start
+// or cap.
+func PlanPairedDesign(tests int, alpha float64, start, cap int) Design {
+	if tests < 1 || start < 0 || cap < 0 {
+		panic(fmt.Sprintf("compare: PlanPairedDesign(%d, %v, %d, %d): need tests ≥ 1, start and cap ≥ 0", tests, alpha, start, cap))
 	}
 	if alpha == 0 {
 		alpha = DefaultAlpha
 	}
 	if cap == 0 {
-		cap = DefaultCap
+		cap = DefaultPairedCap
 	}
 	if start == 0 {
 		start = DefaultPairedStart
 	}
-	var looks []int
-	for n := start; n < cap; n *= 2 {
-		looks = append(looks, n)
-	}
-	return Design{Looks: append(looks, cap), Family: gates, Alpha: alpha, Paired: true}
+	return Design{Looks: lookSchedule(start, cap), Family: tests, Alpha: alpha, Paired: true}
 }
 
 // PlanDesign returns the design for a family of m tests at level alpha (0
@@ -242,14 +242,13 @@ func formatPercentLevel(x float64) string {
 
 // pairedText is Text for a paired design.
 func (d Design) pairedText() string {
-	l := len(d.Looks)
 	return fmt.Sprintf("Rounds chosen by the data (--reps auto): every case runs %d rounds (both targets next to each other in each), "+
-		"then more in mirrored pairs of rounds while one of its primary figures is unresolved, up to %d; "+
-		"its figures are looked at after %s rounds (%d looks). "+
-		"Each look tests at %s/%d = %s (Bonferroni over the looks), so a test's p is %d × the smallest p of its looks — "+
-		"each measure's gate over all its cases (%s), then its cases — and same needs the %s interval inside ± the floor at a look. "+
-		"A case stops early when every primary change is called or same; a call made at its look stands, on the data the case ended with.",
-		d.Start(), d.Cap(), d.LooksText(), l,
-		strconv.FormatFloat(d.alpha(), 'g', -1, 64), l, formatLevel(d.LookAlpha()), l,
-		plural(d.Family, "planned measure test"), formatPercentLevel(1-2*d.LookAlpha()))
+		"then more, a mirrored pair at a time, while one of its primary figures is unresolved, up to its cap "+
+		"(at most %d, fewer for a case whose rounds cost more than its share of the time); "+
+		"its figures are looked at after every pair. Each look tests at the level an alpha-spending rule leaves it "+
+		"(level·t², t the share of its cap's rounds run), so that a change's sequential p stays a p whatever the stopping; "+
+		"the p of each case and of each measure over its cases form one family of %s, and same needs the case's own interval "+
+		"within ± the floor at a look, read at that look's level of a spending rule at %s a side. "+
+		"A case stops when every primary figure is called or same on its own rounds; a call made at its look stands, on the data the case ended with.",
+		d.Start(), d.Cap(), plural(d.Family, "planned test"), strconv.FormatFloat(d.alpha(), 'g', -1, 64))
 }

@@ -63,6 +63,12 @@ type Cell struct {
 	// whose studies ran under --reps auto and at fixed counts).
 	Design *Design
 
+	// Cap, when positive, is the most rounds the cell's case was planned
+	// to run under its design (a cap per case, chosen from the cost of
+	// its rounds before its data could be seen); 0 means the design's
+	// cap. Its looks are the design's below it, then the cap.
+	Cap int
+
 	// Measure names the measure the cell is a case of: the cells of one
 	// metric of one study across its cases (row sizes, client counts,
 	// commit patterns) share it. A paired analysis (Options.Paired) tests
@@ -142,14 +148,18 @@ type Family struct {
 	// (Options.Design), nil for a fixed count.
 	Design *Design
 
-	// Paired reports a paired, hierarchical analysis (Options.Paired):
-	// Measures holds the measures' tests, MeasureTests their number and
-	// MeasuresPassed how many passed the gate. CaseCalled and
-	// MeasureCalled split Called by the level of the call.
-	Paired                       bool
-	Measures                     []MeasureResult
-	MeasureTests, MeasuresPassed int
-	CaseCalled, MeasureCalled    int
+	// Paired reports a paired analysis (Options.Paired): Measures holds
+	// the measures' tests and outcomes, MeasureTests counts the measures
+	// tested on their own in the family and MeasuresCalled the measures
+	// whose outcome is changed; Tests is the size of the family (the
+	// cases' tests and the measures', at least the planned count of a
+	// stopping rule) and Discoveries how many of them passed
+	// Benjamini-Hochberg. CaseCalled equals Called.
+	Paired                      bool
+	Measures                    []MeasureResult
+	MeasureTests, MeasuresCalled int
+	Tests, Discoveries          int
+	CaseCalled                  int
 
 	// ExpectedFalseRaw is Alpha·M: how many of the M tests would show
 	// p ≤ Alpha by chance if nothing had changed (Node's
@@ -186,14 +196,13 @@ func (f *Family) Text() string {
 	return s
 }
 
-// pairedText is Text for a paired family: "11 measures tested, 4 passed;
-// 66 comparisons; 9 called (7 on their own, 2 with their measure); about
-// 0.45 false calls expected at q=0.05".
+// pairedText is Text for a paired family: "66 comparisons and 11
+// measures tested in one family; 9 called, 3 measures changed; about 0.45
+// false calls expected at q=0.05".
 func (f *Family) pairedText() string {
-	s := fmt.Sprintf("%s tested, %d passed; %s; %d called", plural(f.MeasureTests, "measure"), f.MeasuresPassed,
-		plural(f.M, "comparison"), f.Called)
-	if f.Called > 0 {
-		s += fmt.Sprintf(" (%d on their own, %d with their measure)", f.CaseCalled, f.MeasureCalled)
+	s := fmt.Sprintf("%s and %s tested in one family; %d called", plural(f.M, "comparison"), plural(f.MeasureTests, "measure"), f.Called)
+	if f.MeasuresCalled > 0 {
+		s += fmt.Sprintf(", %s changed", plural(f.MeasuresCalled, "measure"))
 	}
 	s += fmt.Sprintf("; about %s false %s expected at q=%v", formatExpected(f.ExpectedFalseCalls),
 		pluralWord(f.ExpectedFalseCalls, "call"), f.Alpha)

@@ -370,10 +370,10 @@ func TestMeasureSummary(t *testing.T) {
 }
 
 // TestMeasureSameBelowFloor: a measure whose cases share a change smaller
-// than the floor (2 %, in 12 rounds of four cases) passes its gate and is
-// the same, its cases too; one case that moved by 7 % among three that
-// did not leaves the measure unresolved even when the pooled interval
-// lies within the floor.
+// than the floor (2 %, in 12 rounds of four cases) passes its own test
+// and is the same, its cases too, each on its own rounds; one case that
+// moved by 7 % among three that did not is called on its own and makes
+// its measure changed, though the pooled interval lies within the floor.
 func TestMeasureSameBelowFloor(t *testing.T) {
 	build := func(shift, noise []float64, load float64) []Cell {
 		rng := rand.New(rand.NewPCG(3, 29))
@@ -405,8 +405,8 @@ func TestMeasureSameBelowFloor(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if m := f.Measures[0]; !m.Passed || m.Outcome != OutcomeSame {
-		t.Errorf("a shared 2 %% change: gate passed %v, outcome %v (%.3f [%.3f, %.3f]), want passed and same", m.Passed, m.Outcome, m.RatioEst, m.SameLo, m.SameHi)
+	if m := f.Measures[0]; !m.Tested || m.Q > 0.05 || m.Outcome != OutcomeSame {
+		t.Errorf("a shared 2 %% change: tested %v q=%.3g, outcome %v (%.3f [%.3f, %.3f]), want q ≤ 0.05 and same", m.Tested, m.Q, m.Outcome, m.RatioEst, m.SameLo, m.SameHi)
 	}
 	for _, cr := range f.Cells {
 		for _, c := range cr.Result.Changes {
@@ -420,7 +420,10 @@ func TestMeasureSameBelowFloor(t *testing.T) {
 		t.Fatal(err)
 	}
 	m := f.Measures[0]
-	if !m.Passed || m.Outcome == OutcomeSame || !(m.SameLo >= 0.95 && m.SameHi <= 1.05) {
-		t.Errorf("one case moved by 7 %%: gate passed %v, outcome %v (%.3f [%.3f, %.3f]); want passed, not same, pooled within the floor", m.Passed, m.Outcome, m.RatioEst, m.SameLo, m.SameHi)
+	if m.CaseCalls != 1 || m.Outcome != OutcomeChanged || !(m.SameLo >= 0.95 && m.SameHi <= 1.05) {
+		t.Errorf("one case moved by 7 %%: %d cases called, outcome %v (%.3f [%.3f, %.3f]); want 1 called, changed, pooled within the floor", m.CaseCalls, m.Outcome, m.RatioEst, m.SameLo, m.SameHi)
+	}
+	if c, _ := f.Change("c3", "b"); !c.Called {
+		t.Errorf("the case that moved by 7 %%: %s", c.OutcomeText())
 	}
 }

@@ -36,10 +36,10 @@ func (c Change) isExact() bool {
 //   - same: "same (within ±5 %; n=6)", "same (+3.0 %, within ±5 %; n=6)"
 //     when the test detected a change below the floor, or "=" for an exact
 //     metric;
-//   - in a paired family, a change called with its measure (LevelMeasure)
-//     reads "−12 %, faster (with its measure; p=0.030 q=… n=4)", and one
-//     the same as its measure "same (+1.2 %, its measure within ±5 %;
-//     n=4)";
+//   - in a paired family every outcome is the case's own; an unresolved
+//     case whose measure as a whole is the same, or changed, says so
+//     beside its own: "~ (could not see changes under ±7.2 %; n=4;
+//     measure: same within ±5 %)";
 //   - unresolved: "~ (could not see changes under ±7.2 %; n=4)"; "~ (+3.1
 //     %, below the 5 % floor; n=6)" when the test passed below the floor;
 //     "~ (n=3+2: too few repetitions to call a change)" when the sample
@@ -54,6 +54,20 @@ func (c Change) isExact() bool {
 // estimate, which is what the floor and the interval refer to. Before
 // AnalyzeFamily (OutcomeNone) it returns Text.
 func (c Change) OutcomeText() string {
+	text := c.ownOutcomeText()
+	if c.Outcome == OutcomeUnresolved && strings.HasSuffix(text, ")") {
+		switch c.MeasureOutcome {
+		case OutcomeSame:
+			text = strings.TrimSuffix(text, ")") + "; measure: same within " + c.floorText() + ")"
+		case OutcomeChanged:
+			text = strings.TrimSuffix(text, ")") + "; measure: changed)"
+		}
+	}
+	return text
+}
+
+// ownOutcomeText is OutcomeText without its measure's.
+func (c Change) ownOutcomeText() string {
 	n := c.nText()
 	switch {
 	case c.Outcome == OutcomeNone:
@@ -62,14 +76,10 @@ func (c Change) OutcomeText() string {
 		return "?"
 	case c.Outcome == OutcomeChanged && c.isExact():
 		return c.effectText()
-	case c.Outcome == OutcomeChanged && c.Level == LevelMeasure:
-		return c.effectText() + " (with its measure; " + c.testText() + ")"
 	case c.Outcome == OutcomeChanged:
 		return c.effectText() + " (" + c.testText() + ")"
 	case c.Outcome == OutcomeSame && c.isExact() && !c.BelowFloor:
 		return "="
-	case c.Outcome == OutcomeSame && c.Level == LevelMeasure:
-		return fmt.Sprintf("same (%s %%, its measure within %s; %s)", formatSignedNumber((c.RatioEst-1)*100), c.floorText(), n)
 	case c.Outcome == OutcomeSame && c.BelowFloor:
 		return fmt.Sprintf("same (%s %%, within %s; %s)", formatSignedNumber((c.RatioEst-1)*100), c.floorText(), n)
 	case c.Outcome == OutcomeSame:
@@ -83,8 +93,6 @@ func (c Change) OutcomeText() string {
 		return fmt.Sprintf("~ (%s %%, below the %s %% floor; %s)", formatSignedNumber((c.RatioEst-1)*100), formatPct(c.Floor*100), n)
 	case !c.familyTest() && attainable(c.P, c.MinP, c.Alpha):
 		return c.effectText() + " (auxiliary, not called; " + c.testText() + ")"
-	case c.Pairs > 0 && c.familyTest() && c.GateMinP > c.needP()*(1+1e-9):
-		return fmt.Sprintf("~ (%s: too few rounds for its measure's test among %s)", n, plural(c.FamilySize, "measure"))
 	case c.MinP > c.needP()*(1+1e-9) && c.familyTest():
 		return fmt.Sprintf("~ (%s: too few repetitions for a call among %s)", n, plural(c.FamilySize, "test"))
 	case c.MinP > c.needP()*(1+1e-9):
@@ -187,5 +195,12 @@ func (c Change) floorText() string {
 func (c Change) familyTest() bool { return c.InFamily || c.Twin != "" }
 
 // needP returns the p a call of the change needs, on the scale of P: the
-// level of its MDE times its looks (P is then the sequential p).
-func (c Change) needP() float64 { return c.MDEAlpha * float64(max(c.Looks, 1)) }
+// level of its MDE, times its looks for a U test under a design (whose P
+// is then Looks × the smallest p of its looks; a paired change's P is
+// already on the family's scale).
+func (c Change) needP() float64 {
+	if c.Pairs > 0 {
+		return c.MDEAlpha
+	}
+	return c.MDEAlpha * float64(max(c.Looks, 1))
+}

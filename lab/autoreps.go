@@ -15,14 +15,17 @@ import (
 )
 
 // autoReps is --reps auto, the study runner's stopping rule: compare's
-// paired design (compare.PlanPairedDesign) for the run's measures, whose
-// number is known before the run — every study's primary metrics that are
-// tests of their own × the targets compared with the baseline — and the
-// report's cells of each study (verdict.Cells, with the study's
-// presentation) to decide on: a measure's gate reads all its cases, so a
-// study's cases are decided together at each look. A study without
-// primary metrics, or without a presentation (whose family cannot be
-// known in advance), runs its fixed count.
+// paired design (compare.PlanPairedDesign) for the run's tests, whose
+// number is known before the run — every study's primary cases' tests and
+// its measures' of two or more cases, × the targets compared with the
+// baseline — and the report's cells of each study (verdict.Cells, built
+// with the run's floor, the study's design and its cases' caps) to decide
+// on: a measure's test reads all its cases, so a study's cases are decided
+// together at each look. Each case's cap is chosen at the study's first
+// look from what its rounds cost and the study's share of the budget, so
+// that cheap cases run the rounds that resolving them takes. A study
+// without primary metrics, or without a presentation (whose family cannot
+// be known in advance), runs its fixed count.
 type autoReps struct {
 	design    compare.Design
 	minChange float64
@@ -32,13 +35,16 @@ type autoReps struct {
 	budget *budget
 	// quick is --quick, under which no study's looks are scaled.
 	quick bool
-	// designs are the studies' own designs (their looks scaled by
-	// Plan.LookScale), set when each begins; guarded by mu.
-	designs map[string]compare.Design
 
-	// mu guards designs and last: the decisions of a study's cases at its latest
-	// look, reused while the runner asks about each case in turn.
-	mu   sync.Mutex
+	// mu guards designs, caps and last.
+	mu sync.Mutex
+	// designs are the studies' own designs (their looks scaled by
+	// Plan.LookScale), set when each begins; caps each study's cases'
+	// caps by case key, set at its first look.
+	designs map[string]compare.Design
+	caps    map[string]map[string]int
+	// last holds the decisions of a study's cases at its latest look,
+	// reused while the runner asks about each case in turn.
 	last struct {
 		study string
 		sum   uint64 // measurementsSum of what they were decided from
@@ -53,31 +59,47 @@ func newAutoReps(spec *Spec, targets int) *autoReps {
 	if spec.Reps > 0 || targets < 2 {
 		return nil
 	}
-	a := &autoReps{minChange: spec.MinChange, chosen: map[string]*results.Presentation{}, quick: spec.Quick, designs: map[string]compare.Design{}}
-	m := 0
+	a := &autoReps{minChange: spec.MinChange, chosen: map[string]*results.Presentation{}, quick: spec.Quick,
+		designs: map[string]compare.Design{}, caps: map[string]map[string]int{}}
+	tests, cases := 0, map[string]int{}
 	for _, sr := range spec.Studies {
 		info := sr.Study.Info()
+		plan, err := sr.Study.Plan(sr.Params)
 		k := ownTests(info.Presentation)
-		if _, err := sr.Study.Plan(sr.Params); k == 0 || err != nil {
+		if k == 0 || err != nil {
 			continue
 		}
 		a.chosen[info.Name] = info.Presentation
-		m += k * (targets - 1)
+		cases[info.Name] = max(len(plan.Cases), 1)
+		tests += plannedTests(k, len(plan.Cases)) * (targets - 1)
 	}
-	if m == 0 {
+	if tests == 0 {
 		return nil
 	}
-	a.design = compare.PlanPairedDesign(m, spec.Alpha, pairedStart(spec.Quick), 0)
+	a.design = compare.PlanPairedDesign(tests, spec.Alpha, pairedStart(spec.Quick), 0)
 	if b := spec.budget(); b > 0 {
-		a.budget = &budget{total: b, start: time.Now(), left: len(spec.Studies)}
+		total := 0
+		for _, n := range cases {
+			total += n
+		}
+		a.budget = &budget{total: b, start: time.Now(), weights: cases, left: total}
 	}
 	return a
 }
 
+// plannedTests returns the tests a study of k own primary metrics over n
+// cases adds to the family: each case's, and each measure's of two or
+// more cases.
+func plannedTests(k, n int) int {
+	if n < 2 {
+		return k * max(n, 1)
+	}
+	return k*n + k
+}
+
 // pairedStart is the first look of --reps auto: 4 rounds for --quick,
 // 3 at the seeds' sizes, where one round of every study takes about a
-// quarter of an hour on two CPUs and a measure over several cases can
-// pass its gate at 3 rounds.
+// quarter of an hour on two CPUs.
 func pairedStart(quick bool) int {
 	if quick {
 		return 4
@@ -104,7 +126,7 @@ func ownTests(p *results.Presentation) int {
 // (each times the study's Plan.LookScale at the seeds' sizes), and
 // starts the study's share of the budget.
 func (a *autoReps) Looks(name string, plan study.Plan) []int {
-	a.budget.begin()
+	a.budget.begin(name)
 	if _, ok := a.chosen[name]; !ok {
 		return nil
 	}
@@ -130,6 +152,41 @@ func (a *autoReps) studyDesign(name string) compare.Design {
 	return a.design
 }
 
+// Caps chooses each case's cap at the study's first look: an equal part
+// of what is left of the study's share of the budget for each case, in
+// rounds of that case's cost, at least the first look and at most the
+// design's cap, on a look. Without a budget every case may run to the
+// design's cap.
+func (a *autoReps) Caps(name string, costs map[string]time.Duration) map[string]int {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	d := a.studyDesign(name)
+	left := a.budget.leftInShare()
+	caps := map[string]int{}
+	for key, cost := range costs {
+		capN := d.Cap()
+		if left >= 0 && cost > 0 {
+			extra := float64(left) / float64(len(costs)) / float64(cost)
+			capN = lookAtMost(d, d.Start()+int(math.Min(extra, float64(d.Cap()))))
+		}
+		caps[key] = capN
+	}
+	a.caps[name] = caps
+	return caps
+}
+
+// lookAtMost returns the largest look of d at most n (its first look when
+// none is).
+func lookAtMost(d compare.Design, n int) int {
+	best := d.Start()
+	for _, l := range d.Looks {
+		if l <= n {
+			best = l
+		}
+	}
+	return best
+}
+
 // Decide applies the design's rule to one case of a study from the
 // study's measurements so far (ms: every case's). The cases of a study
 // are decided together, once per look; a study whose runs record into
@@ -139,14 +196,20 @@ func (a *autoReps) Decide(name string, c study.Case, targets []string, ms []resu
 	defer a.mu.Unlock()
 	sum := measurementsSum(ms)
 	if a.last.study != name || a.last.sum != sum || a.last.cases == nil {
-		cells := slices.DeleteFunc(verdict.Cells(a.chosen[name], targets, ms), func(c compare.Cell) bool { return !c.Callable })
+		d := a.studyDesign(name)
+		caps := a.caps[name]
+		if recorded {
+			caps = nil // its cases are its runs' own; the planned case's cap is the runner's
+		}
+		cells := slices.DeleteFunc(verdict.Cells(a.chosen[name], targets, ms,
+			verdict.Options{MinChange: a.minChange, Interleaved: true, Design: &d, Caps: caps}),
+			func(c compare.Cell) bool { return !c.Callable })
 		caseOf := func(cell compare.Cell) string {
 			if recorded {
 				return ""
 			}
 			return verdict.CellCase(cell)
 		}
-		d := a.studyDesign(name)
 		looks, err := d.DecideCases(cells, caseOf, compare.Options{Alpha: d.Alpha, MinChange: a.minChange})
 		if err != nil {
 			return false, "", err
@@ -183,16 +246,18 @@ func measurementsSum(ms []results.Measurement) uint64 {
 // Afford reports whether the budget leaves the study room for d more.
 func (a *autoReps) Afford(name string, d time.Duration) bool { return a.budget.afford(d) }
 
-// budget is --budget: the run's time for repetitions beyond each study's
-// first look. Each study, when it begins, gets an equal share of what is
-// left of the budget among the studies still to run (what one does not use
-// passes on); a case goes past a look only when the rounds it needs, at
-// the cost of its rounds so far, still fit in its study's share. The
-// rounds to the first look always run.
+// budget is --budget: the time the whole run may take. Each study, when
+// it begins, gets a share of what is left of the budget, in proportion to
+// its cases among the cases of the studies still to run (what one does not
+// use passes on); a case goes past a look only when the rounds it needs,
+// at the cost of its rounds so far, still fit in its study's share, and
+// its cap is chosen from its part of that share. The rounds to the first
+// look always run.
 type budget struct {
-	total time.Duration
-	start time.Time
-	left  int // studies not yet begun
+	total   time.Duration
+	start   time.Time
+	weights map[string]int // the cases of each study the design chooses
+	left    int            // cases of the studies not yet begun
 
 	mu    sync.Mutex
 	began time.Time
@@ -200,16 +265,17 @@ type budget struct {
 }
 
 // begin starts the next study's share. A nil budget does nothing.
-func (b *budget) begin() {
+func (b *budget) begin(name string) {
 	if b == nil {
 		return
 	}
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	b.began = time.Now()
-	rest := b.total - time.Since(b.start)
-	b.share = max(rest, 0) / time.Duration(max(b.left, 1))
-	b.left--
+	rest := max(b.total-time.Since(b.start), 0)
+	w := b.weights[name]
+	b.share = time.Duration(float64(rest) * float64(w) / float64(max(b.left, 1)))
+	b.left -= w
 }
 
 // afford reports whether the current study's share has room for d more;
@@ -221,4 +287,15 @@ func (b *budget) afford(d time.Duration) bool {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return time.Since(b.began)+d <= b.share
+}
+
+// leftInShare returns what is left of the current study's share, or −1
+// without a budget.
+func (b *budget) leftInShare() time.Duration {
+	if b == nil {
+		return -1
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return max(b.share-time.Since(b.began), 0)
 }

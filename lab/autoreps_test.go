@@ -30,11 +30,15 @@ func TestAutoRepsFamily(t *testing.T) {
 	m := 0
 	for _, sr := range runs {
 		plan, _ := sr.Study.Plan(sr.Params)
-		if len(plan.Cases) > 0 {
-			m += ownTests(sr.Study.Info().Presentation)
+		if k := ownTests(sr.Study.Info().Presentation); k > 0 && len(plan.Cases) > 0 {
+			m += k * len(plan.Cases)
+			if len(plan.Cases) > 1 {
+				m += k // the measure's own test
+			}
 		}
 	}
-	if a.design.Family != m || m < 10 || !a.design.Paired || !slices.Equal(a.design.Looks, []int{4, 8, 10}) {
+	looks := []int{4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30, 32, 34, 36, 38, 40}
+	if a.design.Family != m || m < 60 || !a.design.Paired || !slices.Equal(a.design.Looks, looks) {
 		t.Errorf("family %d (want %d), looks %v", a.design.Family, m, a.design.Looks)
 	}
 	if _, ok := a.chosen["copy-errors"]; ok || a.chosen["vacuum"] == nil || a.chosen["commit"] == nil {
@@ -59,7 +63,7 @@ func TestAutoRepsFamily(t *testing.T) {
 		t.Error("a stopping rule for a fixed count or a single target")
 	}
 	plan, _ := runs[0].Study.Plan(runs[0].Params)
-	if a.Looks("copy-errors", plan) != nil || !slices.Equal(a.Looks("vacuum", plan), []int{4, 8, 10}) {
+	if a.Looks("copy-errors", plan) != nil || !slices.Equal(a.Looks("vacuum", plan), looks) {
 		t.Error("Looks: copy-errors must keep its count, vacuum gets the design's")
 	}
 }
@@ -96,8 +100,9 @@ func vacuumCases(t *testing.T, n int, factor float64) ([]study.Case, []results.M
 }
 
 // TestAutoRepsDecide: the cases of a study are decided from all of its
-// measurements; a consistent 2× change across the four cases is called
-// at the first look, 4 rounds.
+// measurements, each on its own rounds: a consistent 2× change across the
+// four cases is found by their measure at the first look, 4 rounds, but a
+// case is called only on its own, from 6 rounds.
 func TestAutoRepsDecide(t *testing.T) {
 	names, _ := StudyNames("all")
 	runs, _ := Studies(names, nil, true)
@@ -105,12 +110,19 @@ func TestAutoRepsDecide(t *testing.T) {
 	cases, ms := vacuumCases(t, 4, 0.5)
 	for _, c := range cases {
 		done, why, err := a.Decide("vacuum", c, []string{"pg16", "pg17"}, ms, false)
+		if err != nil || done {
+			t.Errorf("%s: 2× faster at 4 rounds: done %v, %q, %v; want going on", c.Name, done, why, err)
+		}
+	}
+	cases, ms = vacuumCases(t, 6, 0.5)
+	for _, c := range cases {
+		done, why, err := a.Decide("vacuum", c, []string{"pg16", "pg17"}, ms, false)
 		if err != nil || !done || why != "called, same" {
 			t.Errorf("%s: 2× faster, WAL equal: done %v, %q, %v", c.Name, done, why, err)
 		}
 	}
 	// No change beyond ±1 % of noise: every case is the same.
-	cases, ms = vacuumCases(t, 4, 1)
+	cases, ms = vacuumCases(t, 8, 1)
 	for _, c := range cases {
 		if done, why, err := a.Decide("vacuum", c, []string{"pg16", "pg17"}, ms, false); !done || why != "same" || err != nil {
 			t.Errorf("%s: no change: done %v, %q, %v", c.Name, done, why, err)
@@ -135,7 +147,10 @@ func TestAutoRepsLookScale(t *testing.T) {
 			looks := a.Looks(sr.Study.Info().Name, plan)
 			want := a.design.Looks
 			if sr.Study.Info().Name == "tps" && !quick {
-				want = []int{12, 24, 40}
+				want = nil
+				for _, l := range a.design.Looks {
+					want = append(want, 4*l)
+				}
 			}
 			if looks != nil && !slices.Equal(looks, want) {
 				t.Errorf("quick %v: %s looks %v, want %v", quick, sr.Study.Info().Name, looks, want)
@@ -149,26 +164,61 @@ func TestAutoRepsLookScale(t *testing.T) {
 
 func TestBudgetShares(t *testing.T) {
 	var none *budget
-	none.begin()
-	if !none.afford(time.Hour) {
-		t.Error("no budget refuses")
+	none.begin("x")
+	if !none.afford(time.Hour) || none.leftInShare() >= 0 {
+		t.Error("no budget refuses, or has a share")
 	}
-	b := &budget{total: time.Hour, start: time.Now(), left: 3}
-	b.begin()
-	if b.share < 19*time.Minute || b.share > 20*time.Minute || !b.afford(10*time.Minute) || b.afford(25*time.Minute) {
-		t.Errorf("first of three studies: share %v", b.share)
+	// Studies share the budget by their cases: 6, 3 and 3 of 12.
+	b := &budget{total: time.Hour, start: time.Now(), weights: map[string]int{"a": 6, "b": 3, "c": 3}, left: 12}
+	b.begin("a")
+	if b.share < 29*time.Minute || b.share > 30*time.Minute || !b.afford(20*time.Minute) || b.afford(35*time.Minute) {
+		t.Errorf("first study, half the cases: share %v", b.share)
+	}
+	if l := b.leftInShare(); l < 29*time.Minute || l > 30*time.Minute {
+		t.Errorf("left in the first share: %v", l)
 	}
 	b.start = b.start.Add(-50 * time.Minute) // 50 minutes spent
-	b.begin()
+	b.begin("b")
 	if b.share < 4*time.Minute || b.share > 5*time.Minute {
-		t.Errorf("second study, 10 minutes left for two: share %v", b.share)
+		t.Errorf("second study, 10 minutes left for two of 3 cases each: share %v", b.share)
 	}
 	b.start = b.start.Add(-20 * time.Minute)
-	b.begin()
-	if b.share != 0 || b.afford(time.Second) {
+	b.begin("c")
+	if b.share != 0 || b.afford(time.Second) || b.leftInShare() != 0 {
 		t.Errorf("over budget: share %v", b.share)
 	}
 	if !strings.Contains(PlanExample, "reps: auto") {
 		t.Error("the plan example does not show reps: auto")
+	}
+}
+
+// TestAutoRepsCaps: at a study's first look each case gets an equal part
+// of what is left of the study's share, in rounds of its own cost, on a
+// look between the first and the design's cap; without a budget every
+// case may run to the cap.
+func TestAutoRepsCaps(t *testing.T) {
+	names, _ := StudyNames("all")
+	runs, _ := Studies(names, nil, true)
+	a := newAutoReps(&Spec{Studies: runs, Quick: true, Budget: NoBudget}, 2)
+	if caps := a.Caps("commit", map[string]time.Duration{"x": time.Second}); caps["x"] != a.design.Cap() {
+		t.Errorf("no budget: cap %d, want the design's %d", caps["x"], a.design.Cap())
+	}
+	a = newAutoReps(&Spec{Studies: runs, Quick: true}, 2)
+	a.budget = &budget{total: time.Hour, start: time.Now()}
+	a.budget.share, a.budget.began = 60*time.Second, time.Now()
+	caps := a.Caps("commit", map[string]time.Duration{
+		"cheap": 50 * time.Millisecond, "middle": 2 * time.Second, "dear": 20 * time.Second, "free": 0})
+	// 60 s over 4 cases: 15 s each.
+	want := map[string]int{"cheap": 40, "middle": 10, "dear": 4, "free": 40}
+	for k, w := range want {
+		if caps[k] != w {
+			t.Errorf("cap of %s: %d, want %d (all %v)", k, caps[k], w, caps)
+		}
+	}
+	a.mu.Lock()
+	kept := a.caps["commit"]["middle"]
+	a.mu.Unlock()
+	if kept != 10 {
+		t.Errorf("the caps are not kept for the study's decisions: %d", kept)
 	}
 }

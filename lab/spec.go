@@ -235,6 +235,11 @@ const NoBudget time.Duration = -1
 // comparisons have none.
 const DefaultSeedBudget = time.Hour
 
+// DefaultQuickBudget is the budget of a --quick comparison under --reps
+// auto: its cheap cases run the rounds that resolving them takes, within
+// minutes.
+const DefaultQuickBudget = 7 * time.Minute
+
 // ParseBudget reads --budget: a duration of at least a second ("30m",
 // "1h30m"), or "none" (NoBudget).
 func ParseBudget(s string) (time.Duration, error) {
@@ -256,6 +261,8 @@ func (s *Spec) budget() time.Duration {
 		return 0
 	case s.Budget == 0 && !s.Quick:
 		return DefaultSeedBudget
+	case s.Budget == 0:
+		return DefaultQuickBudget
 	}
 	return s.Budget
 }

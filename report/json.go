@@ -245,15 +245,16 @@ type jsonChange struct {
 	RawP      *float64 `json:"raw_p,omitempty"`
 	SameLookN int      `json:"same_look_n,omitempty"`
 
-	// A paired change (the rounds of one run): the rounds compared, the
-	// level its outcome was reached at ("case": its own test; "measure":
-	// its measure's), its measure, and its noise: the spread of its
-	// rounds' changes and of each side across the rounds (percent), the
-	// correlation of the two sides across the rounds (what the machine
-	// moved together), and the rounds an unresolved change would need.
+	// A paired change (the rounds of one run): the rounds compared (its
+	// outcome is always its own, from these rounds), its measure and that
+	// measure's outcome as a whole (a statement about the measure, not
+	// this case), and its noise: the spread of its rounds' changes and of
+	// each side across the rounds (percent), the correlation of the two
+	// sides across the rounds (what the machine moved together), and the
+	// rounds an unresolved change would need.
 	Pairs           int      `json:"pairs,omitempty"`
-	Level           string   `json:"level,omitempty"`
 	Measure         string   `json:"measure,omitempty"`
+	MeasureOutcome  string   `json:"measure_outcome,omitempty"`
 	SpreadRound     *float64 `json:"spread_round_percent,omitempty"`
 	SpreadSide      *float64 `json:"spread_side_percent,omitempty"`
 	SideCorrelation *float64 `json:"side_correlation,omitempty"`
@@ -263,27 +264,33 @@ type jsonChange struct {
 	DisturbedRounds int `json:"disturbed_rounds,omitempty"`
 }
 
-// jsonMeasure is the test of one measure (a primary metric of a study
-// over its cases) for one target: its gate, its change as a whole and
-// the calls among its cases by level.
+// jsonMeasure is one measure (a primary metric of a study over its
+// cases) for one target: its own test when it has two or more paired
+// cases (Stouffer's sum of its cases' z, in the report's family), its
+// change as a whole (the precision-weighted mean of its cases' changes)
+// and its outcome, a statement about the measure that no case takes as
+// its own.
 type jsonMeasure struct {
-	Study        string   `json:"study"`
-	Metric       string   `json:"metric"`
-	Target       string   `json:"target"`
-	Baseline     string   `json:"baseline"`
-	Cases        int      `json:"cases"`
-	Rounds       int      `json:"rounds_with_sign"`
-	P            *float64 `json:"p"`
-	RawP         *float64 `json:"raw_p"`
-	Q            *float64 `json:"q"`
-	Passed       bool     `json:"passed"`
-	RatioEst     *float64 `json:"ratio_estimate"`
-	RatioLow     *float64 `json:"ratio_ci_low"`
-	RatioHigh    *float64 `json:"ratio_ci_high"`
-	Outcome      string   `json:"outcome"`
-	Verdict      string   `json:"verdict"`
-	CaseCalls    int      `json:"case_calls"`
-	MeasureCalls int      `json:"measure_calls"`
+	Study     string   `json:"study"`
+	Metric    string   `json:"metric"`
+	Target    string   `json:"target"`
+	Baseline  string   `json:"baseline"`
+	Cases     int      `json:"cases"`
+	Tested    bool     `json:"tested"`
+	P         *float64 `json:"p"`
+	RawP      *float64 `json:"raw_p"`
+	Q         *float64 `json:"q"`
+	LookN     int      `json:"look_n,omitempty"`
+	RatioEst  *float64 `json:"ratio_estimate"`
+	RatioLow  *float64 `json:"ratio_ci_low"`
+	RatioHigh *float64 `json:"ratio_ci_high"`
+	SameLow   *float64 `json:"same_ci_low"`
+	SameHigh  *float64 `json:"same_ci_high"`
+	Floor     float64  `json:"floor_percent"`
+	Outcome   string   `json:"outcome"`
+	Verdict   string   `json:"verdict"`
+	CaseCalls int      `json:"case_calls"`
+	CaseSame  int      `json:"case_same"`
 }
 
 // jsonRepsOf is --reps auto: the rule, its looks and family, the budget,
@@ -318,12 +325,13 @@ type jsonFamily struct {
 	MinChangePercent float64 `json:"min_change_percent"`
 	// Text is the same in a sentence.
 	Text string `json:"text"`
-	// A paired family: the measures' tests (MeasureTests of them,
-	// MeasuresPassed passed), and the calls by level.
+	// A paired family: its size (the cases' tests and MeasureTests
+	// measures' own), its discoveries, the measures whose outcome is
+	// changed, and each measure.
+	Tests          int           `json:"tests,omitempty"`
+	Discoveries    int           `json:"discoveries,omitempty"`
 	MeasureTests   int           `json:"measure_tests,omitempty"`
-	MeasuresPassed int           `json:"measures_passed,omitempty"`
-	CaseCalled     int           `json:"case_called,omitempty"`
-	MeasureCalled  int           `json:"measure_called,omitempty"`
+	MeasuresCalled int           `json:"measures_changed,omitempty"`
 	Measures       []jsonMeasure `json:"measures,omitempty"`
 }
 
@@ -420,13 +428,14 @@ func jsonDocOf(v *view.Report) jsonDoc {
 		doc.ExpectedFalseCalls = f.ExpectedFalseCalls
 		doc.Family = &jsonFamily{Comparisons: f.M, RawSignificant: f.RawSignificant, ExpectedRaw: f.ExpectedFalseRaw,
 			Called: f.Called, ExactCalled: f.ExactCalled, Q: f.Alpha, MinChangePercent: f.MinChange * 100, Text: f.Text(),
-			MeasureTests: f.MeasureTests, MeasuresPassed: f.MeasuresPassed, CaseCalled: f.CaseCalled, MeasureCalled: f.MeasureCalled}
+			Tests: f.Tests, Discoveries: f.Discoveries, MeasureTests: f.MeasureTests, MeasuresCalled: f.MeasuresCalled}
 		for _, m := range f.Measures {
 			study, metric, _ := strings.Cut(m.Key, "\x00")
 			doc.Family.Measures = append(doc.Family.Measures, jsonMeasure{Study: study, Metric: metric, Target: m.Target, Baseline: m.Baseline,
-				Cases: m.Cases, Rounds: m.Units, P: view.Finite(m.P), RawP: view.Finite(m.RawP), Q: view.Finite(m.Q), Passed: m.Passed,
+				Cases: m.Cases, Tested: m.Tested, P: view.Finite(m.P), RawP: view.Finite(m.RawP), Q: view.Finite(m.Q), LookN: m.Look,
 				RatioEst: view.Finite(m.RatioEst), RatioLow: view.Finite(m.RatioLo), RatioHigh: view.Finite(m.RatioHi),
-				Outcome: m.Outcome.String(), Verdict: m.Verdict.String(), CaseCalls: m.CaseCalls, MeasureCalls: m.MeasureCalls})
+				SameLow: view.Finite(m.SameLo), SameHigh: view.Finite(m.SameHi), Floor: m.Floor * 100,
+				Outcome: m.Outcome.String(), Verdict: m.Verdict.String(), CaseCalls: m.CaseCalls, CaseSame: m.CaseSame})
 		}
 	}
 	doc.Repetitions = jsonRepsOf(v)
@@ -562,7 +571,7 @@ func jsonMetricOf(caseName string, res *compare.Result, primary bool) jsonMetric
 		if c.Looks > 0 {
 			jc.Looks, jc.LookN, jc.RawP, jc.SameLookN = c.Looks, c.Look, view.Finite(c.RawP), c.SameLook
 		}
-		jc.Pairs, jc.Level, jc.RoundsNeeded, jc.DisturbedRounds = c.Pairs, c.Level.String(), c.RoundsNeeded, c.Disturbed
+		jc.Pairs, jc.MeasureOutcome, jc.RoundsNeeded, jc.DisturbedRounds = c.Pairs, c.MeasureOutcome.String(), c.RoundsNeeded, c.Disturbed
 		if c.Pairs > 0 {
 			jc.Measure = verdict.MeasureMetric(c.Measure)
 			jc.SpreadRound, jc.SpreadSide, jc.SideCorrelation = view.Finite(c.SpreadRound), view.Finite(c.SpreadSide), view.Finite(c.SideCorrelation)

@@ -196,7 +196,7 @@ func TestReportReadsStoredPresentation(t *testing.T) {
 	if strings.Contains(md, "Average latency") || strings.Contains(md, "Throughput") {
 		t.Errorf("the report shows the legacy presentation of tune:\n%s", md)
 	}
-	cells := verdict.Cells(d.Studies[0].Presentation, []string{"defaults", "tuned"}, d.Measurements)
+	cells := verdict.Cells(d.Studies[0].Presentation, []string{"defaults", "tuned"}, d.Measurements, verdict.Options{Interleaved: true})
 	for _, c := range cells {
 		if c.Callable != strings.HasSuffix(c.Key, "latency_p50_ms") {
 			t.Errorf("cell %q callable %v", c.Key, c.Callable)
@@ -211,7 +211,7 @@ func TestReportReadsStoredPresentation(t *testing.T) {
 	if md := b.String(); !strings.Contains(md, "| 30 | latency, p50 |") || strings.Contains(md, "Further metrics") || strings.Contains(md, "Median latency, as stored") {
 		t.Errorf("a study stored without a presentation is not shown in one table:\n%s", md)
 	}
-	for _, c := range verdict.Cells(nil, []string{"defaults", "tuned"}, d.Measurements) {
+	for _, c := range verdict.Cells(nil, []string{"defaults", "tuned"}, d.Measurements, verdict.Options{Interleaved: true}) {
 		if !c.Callable {
 			t.Errorf("without a presentation, cell %q is not callable", c.Key)
 		}

@@ -307,14 +307,18 @@ type StudyReps struct {
 }
 
 // CaseReps is one case's repetitions per target and why they stopped
-// there: the resolutions of its primary figures ("called", "same", "out of
-// reach", joined with ", "), "cap", "budget" (the run's time budget), "no
+// there: the resolutions of its primary figures ("called", "same", joined
+// with ", "), "cap" (its own cap), "budget" (the run's time budget), "no
 // primary figures", or empty for a fixed count.
 type CaseReps struct {
 	Name   string            `json:"name"`
 	Labels map[string]string `json:"labels"`
 	N      int               `json:"n"`
 	Reason string            `json:"reason,omitempty"`
+	// Cap is the most repetitions the stopping rule let the case run,
+	// chosen at its first look from what its rounds cost (0: the study's
+	// last look, or a fixed count).
+	Cap int `json:"cap,omitempty"`
 }
 
 // StudyTimeArtefact names the artefact (JSON, a StudyTime) in which a run

@@ -33,6 +33,13 @@ type Stopping interface {
 	// study to spend d more, from now; a Stopping without a budget
 	// always does.
 	Afford(study string, d time.Duration) bool
+
+	// Caps returns the most repetitions each case of a study may run, by
+	// case key (a missing case keeps the study's last look), chosen once,
+	// at the study's first look, from what one round of each case has
+	// cost so far (costs, by case key): before anything was decided from
+	// the cases' data, so that a case's looks are fixed in advance.
+	Caps(study string, costs map[string]time.Duration) map[string]int
 }
 
 // CaseReps is how many repetitions per target a case ran, and why it
@@ -41,9 +48,12 @@ type CaseReps struct {
 	Case Case
 	// N is the repetitions per target.
 	N int
-	// Reason is the stopping rule's ("called", "same, out of reach",
-	// "cap", "budget"), empty for a fixed count.
+	// Reason is the stopping rule's ("called", "same", "cap", "budget"),
+	// empty for a fixed count.
 	Reason string
+	// Cap is the most repetitions the stopping rule let the case run (0:
+	// the study's last look).
+	Cap int
 }
 
 // runState is what the rounds of one study share: its sessions, the
@@ -83,6 +93,9 @@ func (r *Runner) rounds(ctx context.Context, rs *runState, plan Plan, looks []in
 		if !auto {
 			break
 		}
+		if look == looks[0] {
+			r.caps(rs, plan, active, reached)
+		}
 		var err error
 		if active, err = r.look(rs, plan, active, reached, look, looks); err != nil {
 			return err
@@ -92,6 +105,29 @@ func (r *Runner) rounds(ctx context.Context, rs *runState, plan Plan, looks []in
 		}
 	}
 	return r.storeReps(ctx, rs.info.Name, looks, auto, reached)
+}
+
+// caps asks the stopping rule for each active case's cap from what its
+// rounds cost so far, and keeps them in reached.
+func (r *Runner) caps(rs *runState, plan Plan, active []int, reached []CaseReps) {
+	costs := map[string]time.Duration{}
+	for _, ci := range active {
+		costs[caseKeyOf(plan, plan.Cases[ci])] = rs.roundCost(plan.Cases[ci])
+	}
+	caps := r.Stopping.Caps(rs.info.Name, costs)
+	for _, ci := range active {
+		reached[ci].Cap = caps[caseKeyOf(plan, plan.Cases[ci])]
+	}
+}
+
+// caseKeyOf returns the key the stopping rule knows a case by: its labels'
+// key, or "" for a study whose runs record into cases of their own (its one
+// planned case owns them all).
+func caseKeyOf(plan Plan, c Case) string {
+	if plan.Recorded > 0 {
+		return ""
+	}
+	return results.CaseKey(c.Labels)
 }
 
 // look decides, at a look of n repetitions, which of the active cases go
@@ -121,7 +157,7 @@ func (r *Runner) look(rs *runState, plan Plan, active []int, reached []CaseReps,
 		switch {
 		case done:
 			reached[ci].Reason = why
-		case next == 0:
+		case next == 0 || reached[ci].Cap > 0 && next > reached[ci].Cap:
 			reached[ci].Reason = "cap"
 		case !r.Stopping.Afford(rs.info.Name, cost+rs.roundCost(c)*time.Duration(next-n)):
 			reached[ci].Reason = "budget"
@@ -179,7 +215,7 @@ func (r *Runner) storeReps(ctx context.Context, study string, looks []int, auto 
 		sr.Looks = looks
 	}
 	for _, c := range reached {
-		sr.Cases = append(sr.Cases, results.CaseReps{Name: caseTitle(c.Case), Labels: c.Case.Labels, N: c.N, Reason: c.Reason})
+		sr.Cases = append(sr.Cases, results.CaseReps{Name: caseTitle(c.Case), Labels: c.Case.Labels, N: c.N, Reason: c.Reason, Cap: c.Cap})
 	}
 	data, err := json.Marshal(sr)
 	if err != nil {

@@ -51,6 +51,10 @@ type scriptedStopping struct {
 	looks []int
 	seen  map[string][]int // case → repetitions per target at each look
 	asked []time.Duration  // what Afford was asked, in turn
+	// costs counts the cases Caps was asked about, each time; unpriced
+	// names those asked about without a cost.
+	costs    []int
+	unpriced []string
 }
 
 func (s *scriptedStopping) Looks(study string, plan Plan) []int { return s.looks }
@@ -76,6 +80,16 @@ func (s *scriptedStopping) Decide(study string, c Case, targets []string, ms []r
 		return true, "same", nil
 	}
 	return false, "", nil
+}
+
+func (s *scriptedStopping) Caps(study string, costs map[string]time.Duration) map[string]int {
+	s.costs = append(s.costs, len(costs))
+	for key, c := range costs {
+		if c <= 0 {
+			s.unpriced = append(s.unpriced, key)
+		}
+	}
+	return map[string]int{results.CaseKey(map[string]string{"case": "c"}): 6}
 }
 
 func (s *scriptedStopping) Afford(study string, d time.Duration) bool {
@@ -122,18 +136,22 @@ func TestRunnerStopsCasesOnTheirOwn(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := map[string]CaseReps{"a": {N: 4, Reason: "called"}, "b": {N: 6, Reason: "same"}, "c": {N: 8, Reason: "cap"}, "d": {N: 4, Reason: "budget"}}
+	want := map[string]CaseReps{"a": {N: 4, Reason: "called"}, "b": {N: 6, Reason: "same"}, "c": {N: 6, Reason: "cap", Cap: 6}, "d": {N: 4, Reason: "budget"}}
 	for _, cr := range out.CaseReps {
 		w := want[cr.Case.Name]
-		if cr.N != w.N || cr.Reason != w.Reason {
-			t.Errorf("case %s: %d repetitions (%s), want %d (%s)", cr.Case.Name, cr.N, cr.Reason, w.N, w.Reason)
+		if cr.N != w.N || cr.Reason != w.Reason || cr.Cap != w.Cap {
+			t.Errorf("case %s: %d repetitions (%s, cap %d), want %d (%s, cap %d)", cr.Case.Name, cr.N, cr.Reason, cr.Cap, w.N, w.Reason, w.Cap)
 		}
 	}
-	if out.Reps != 8 {
-		t.Errorf("Reps = %d, want the most any case ran, 8", out.Reps)
+	if out.Reps != 6 {
+		t.Errorf("Reps = %d, want the most any case ran, 6", out.Reps)
 	}
-	if !slices.Equal(stop.seen["c"], []int{4, 6, 8}) || !slices.Equal(stop.seen["a"], []int{4}) {
+	if !slices.Equal(stop.seen["c"], []int{4, 6}) || !slices.Equal(stop.seen["a"], []int{4}) {
 		t.Errorf("looks seen: %v", stop.seen)
+	}
+	// The caps are chosen once, at the first look, from every case's cost.
+	if !slices.Equal(stop.costs, []int{4}) || len(stop.unpriced) > 0 {
+		t.Errorf("Caps asked about %v cases (unpriced %v), want once about 4", stop.costs, stop.unpriced)
 	}
 	// The budget is asked for the rounds of the cases going on so far
 	// and the next one's, together.
@@ -160,7 +178,7 @@ func TestRunnerStopsCasesOnTheirOwn(t *testing.T) {
 			}
 		}
 	}
-	if !slices.Equal(sr.Looks, []int{4, 6, 8}) || len(sr.Cases) != 4 || sr.Cases[3].Reason != "budget" || sr.Cases[3].N != 4 {
+	if !slices.Equal(sr.Looks, []int{4, 6, 8}) || len(sr.Cases) != 4 || sr.Cases[3].Reason != "budget" || sr.Cases[3].N != 4 || sr.Cases[2].Cap != 6 {
 		t.Errorf("stored reps: %+v", sr)
 	}
 }

@@ -90,26 +90,71 @@ func Cell(p *results.Presentation, study string, cg CaseGroup, mg MetricGroup, i
 	return cell
 }
 
-// Cells returns the cells that measurements ms (of one study
-// presented as p, on targets, the first the baseline) make in a report's
-// family: one per case and metric, callable when p presents the metric as
-// primary (every metric when p is nil), with its twin and floor, samples in
-// repetition order. The stopping rule of --reps auto decides on the cells
-// of one case as the report will analyse them.
-func Cells(p *results.Presentation, targets []string, ms []results.Measurement) []compare.Cell {
+// Options say how a study's cells are built: with the run's floor, its
+// targets' rounds, and the design and caps its cases' rounds were chosen
+// by. The stopping rule of --reps auto and the report build them with the
+// same options, so that a run decides its rounds and its calls on one
+// family.
+type Options struct {
+	// MinChange is the run's practical floor as compare.Options has it:
+	// 0 for compare.DefaultMinChange, negative (compare.NoFloor) for 0.
+	MinChange float64
+	// Interleaved says that the targets ran in rounds of one run (each
+	// sample's repetition is its round); the report of several runs
+	// compares them unpaired.
+	Interleaved bool
+	// Design is the sequential design the study's rounds were chosen by,
+	// nil for a fixed count.
+	Design *compare.Design
+	// Caps holds each case's cap under Design, by case key (missing or 0:
+	// the design's).
+	Caps map[string]int
+}
+
+// Floor returns the floor o.MinChange stands for, as a fraction.
+func (o Options) Floor() float64 {
+	switch {
+	case o.MinChange == 0:
+		return compare.DefaultMinChange
+	case o.MinChange < 0:
+		return 0
+	}
+	return o.MinChange
+}
+
+// StudyCells returns the family's cells of one study sg presented as p,
+// on targets (the first the baseline): one per case and metric that has a
+// baseline and another target, callable when p presents the metric as
+// primary (every metric when p is nil), with its twin, its floor (a part
+// of another figure's floor from the run's floor), its disturbed rounds,
+// design and cap, samples in repetition order.
+func StudyCells(p *results.Presentation, sg StudyGroup, targets []string, o Options) []compare.Cell {
+	var cells []compare.Cell
+	disturbed := Disturbed(sg, targets)
+	for _, cg := range sg.Cases {
+		for _, mg := range cg.Metrics {
+			in := Input(mg, targets, o.Interleaved)
+			if in.Baseline == "" || len(targets) < 2 {
+				continue
+			}
+			in.Disturbed = disturbed[cg.Key]
+			cell := Cell(p, sg.Study, cg, mg, in)
+			cell.Design, cell.Cap = o.Design, o.Caps[cg.Key]
+			PartFloor(&cell, p, cg, mg, o.Floor())
+			cells = append(cells, cell)
+		}
+	}
+	return cells
+}
+
+// Cells returns the cells that measurements ms (of one study presented as
+// p, on targets, the first the baseline) make in a report's family, as
+// StudyCells builds them: the stopping rule of --reps auto decides on the
+// cells of a study as the report will analyse them.
+func Cells(p *results.Presentation, targets []string, ms []results.Measurement, o Options) []compare.Cell {
 	var cells []compare.Cell
 	for _, sg := range Group(nil, ms, nil) {
-		disturbed := Disturbed(sg, targets)
-		for _, cg := range sg.Cases {
-			for _, mg := range cg.Metrics {
-				if in := Input(mg, targets, true); in.Baseline != "" {
-					in.Disturbed = disturbed[cg.Key]
-					cell := Cell(p, sg.Study, cg, mg, in)
-					PartFloor(&cell, p, cg, mg, compare.DefaultMinChange)
-					cells = append(cells, cell)
-				}
-			}
-		}
+		cells = append(cells, StudyCells(p, sg, targets, o)...)
 	}
 	return cells
 }

@@ -19,8 +19,9 @@ type analysis struct {
 }
 
 // AnalyzeAll runs the statistics of every group: the cells with a
-// baseline and another target as one family, the others (a study on one
-// target) as summaries alone.
+// baseline and another target as one family (verdict.StudyCells, as the
+// stopping rule built them), the others (a study on one target) as
+// summaries alone.
 func (d *Dataset) AnalyzeAll(groups []StudyGroup) (*analysis, error) {
 	a := &analysis{Results: map[string]map[string]map[string]*compare.Result{}}
 	var cells []compare.Cell
@@ -28,26 +29,19 @@ func (d *Dataset) AnalyzeAll(groups []StudyGroup) (*analysis, error) {
 		targets := d.StudyTargets(sg.Study)
 		byCase := map[string]map[string]*compare.Result{}
 		a.Results[sg.Study] = byCase
-		disturbed := verdict.Disturbed(sg, targets)
 		for _, cg := range sg.Cases {
 			byCase[cg.Key] = map[string]*compare.Result{}
 			for _, mg := range cg.Metrics {
-				in := verdict.Input(mg, targets, d.Interleaved())
-				if in.Baseline == "" {
+				if in := verdict.Input(mg, targets, d.Interleaved()); in.Baseline == "" || len(targets) < 2 {
 					res, err := compare.Analyze(in, compare.Options{Alpha: d.SignificanceLevel()})
 					if err != nil {
 						return nil, fmt.Errorf("%s %s: %w", sg.Study, mg.Name, err)
 					}
 					byCase[cg.Key][mg.Name] = res
-					continue
 				}
-				in.Disturbed = disturbed[cg.Key]
-				cell := verdict.Cell(d.Presentation(sg.Study), sg.Study, cg, mg, in)
-				cell.Design = d.studyDesign(sg.Study)
-				verdict.PartFloor(&cell, d.Presentation(sg.Study), cg, mg, d.minChange())
-				cells = append(cells, cell)
 			}
 		}
+		cells = append(cells, verdict.StudyCells(d.Presentation(sg.Study), sg, targets, d.cellOptions(sg.Study))...)
 	}
 	fam, err := compare.AnalyzeFamily(cells, compare.Options{Alpha: d.SignificanceLevel(), MinChange: d.minChange(), Paired: true})
 	if err != nil {
@@ -59,6 +53,12 @@ func (d *Dataset) AnalyzeAll(groups []StudyGroup) (*analysis, error) {
 		a.Results[parts[0]][parts[1]][parts[2]] = cr.Result
 	}
 	return a, nil
+}
+
+// cellOptions returns how a study's cells are built: the run's floor, its
+// rounds, and the design and caps its cases ran under.
+func (d *Dataset) cellOptions(study string) verdict.Options {
+	return verdict.Options{MinChange: d.minChange(), Interleaved: d.Interleaved(), Design: d.studyDesign(study), Caps: d.caseCaps(study)}
 }
 
 // StudyTargets returns the study's columns: the report's targets that

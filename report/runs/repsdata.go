@@ -61,6 +61,22 @@ func (d *Dataset) studyDesign(study string) *compare.Design {
 	return des
 }
 
+// caseCaps returns each case's cap under the study's design, by case key
+// (nil for a fixed count).
+func (d *Dataset) caseCaps(study string) map[string]int {
+	sr, ok := d.studyReps(study)
+	if !ok || len(sr.Looks) == 0 {
+		return nil
+	}
+	caps := map[string]int{}
+	for _, c := range sr.Cases {
+		if c.Cap > 0 {
+			caps[results.CaseKey(c.Labels)] = c.Cap
+		}
+	}
+	return caps
+}
+
 // AutoRepsText says how many repetitions a study's cases ran when the
 // data chose them: "8 repetitions per case and target, chosen by the data
 // (cap 10)", "8–10 repetitions per case and target, chosen by the data

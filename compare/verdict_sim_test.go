@@ -1,0 +1,260 @@
+package compare
+
+import (
+	"math"
+	"math/rand/v2"
+	"strings"
+	"testing"
+
+	"github.com/aclements/go-moremath/stats"
+)
+
+// The verdict simulations of compare/doc.go's table "Own evidence": quick
+// reports (66 cells, 11 measures over 24 cases) drawn round by round under
+// a drifting machine load shared by both sides of a round (AR(1), sigma
+// 0.3), a position effect of the second run (±3 %) and run noise of 1-10 %
+// or 3-15 % per cell, analysed at 10 rounds and under --reps auto, beside
+// the plain per-cell paired t test with Bonferroni over the 66 cells. They
+// count what a reader acts on: a change confined to one case found or not,
+// a real change said "same", any call in an A/A report.
+
+// verdictModels are the two noise models of the table.
+var verdictModels = []struct {
+	name  string
+	model pairedModel
+}{
+	{"1-10 %", pairedModel{cell: lognormalNoise(0.01, 0.10), loadSigma: 0.3, position: 0.03}},
+	{"3-15 %", pairedModel{cell: lognormalNoise(0.03, 0.15), loadSigma: 0.3, position: 0.03}},
+}
+
+// oneCaseShift changes the first case of commit's first measure by r.
+func oneCaseShift(r float64) func(string, int, int) float64 {
+	return func(study string, measure, cas int) float64 {
+		if study == "commit" && measure == 0 && cas == 0 {
+			return r
+		}
+		return 1
+	}
+}
+
+// everyCellShift changes every cell by r.
+func everyCellShift(r float64) func(string, int, int) float64 {
+	return func(string, int, int) float64 { return r }
+}
+
+// simProcedure analyses one drawn report: it returns, per cell, whether
+// it was called (in the direction of its shift, or at all when it did not
+// shift) and whether it was said the same, and the mean rounds per case.
+type simProcedure func(t *testing.T, cells []simCell) (called, same []bool, rounds float64)
+
+// pglabFixed is pglab's analysis of n rounds.
+func pglabFixed(n int) simProcedure {
+	return func(t *testing.T, cells []simCell) ([]bool, []bool, float64) {
+		f, err := AnalyzeFamily(familyCells(cells, n), Options{Paired: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		called, same := outcomes(f)
+		return called, same, float64(n)
+	}
+}
+
+// pglabAuto is pglab's --reps auto with design d.
+func pglabAuto(d Design) simProcedure {
+	return func(t *testing.T, cells []simCell) ([]bool, []bool, float64) {
+		f, rounds := sequentialReport(t, cells, quickPaired, d)
+		called, same := outcomes(f)
+		return called, same, rounds
+	}
+}
+
+// outcomes returns each cell's called and same.
+func outcomes(f *Family) (called, same []bool) {
+	for _, cr := range f.Cells {
+		c := cr.Result.Changes[0]
+		called = append(called, c.Called)
+		same = append(same, c.Outcome == OutcomeSame)
+	}
+	return called, same
+}
+
+// plainBonferroni is the plain per-cell paired t test of n rounds' log
+// ratios, called at alpha/cells; same when its 1 − 2·alpha interval lies
+// within ±5 %.
+func plainBonferroni(n int) simProcedure {
+	return func(t *testing.T, cells []simCell) ([]bool, []bool, float64) {
+		var called, same []bool
+		for _, c := range cells {
+			pe := newPairedEffect(c.base[:n], c.target[:n], roundsTo(n), roundsTo(n), nil)
+			m, sd := pe.meanSD()
+			tt := m / (sd / math.Sqrt(float64(n)))
+			p := 2 * tCDF(-math.Abs(tt), n-1)
+			called = append(called, p <= 0.05/float64(len(cells)))
+			lo, hi := pe.interval(0.10)
+			same = append(same, lo >= 0.95 && hi <= 1.05)
+		}
+		return called, same, float64(n)
+	}
+}
+
+// roundsTo returns 1…n.
+func roundsTo(n int) []int {
+	out := make([]int, n)
+	for i := range out {
+		out[i] = i + 1
+	}
+	return out
+}
+
+// simRates are what a procedure did over many reports.
+type simRates struct {
+	reports, withCall       int
+	shifted, shiftedCalled  int
+	shiftedSame, wrongCalls int
+	rounds                  float64
+}
+
+// run draws reports of sim and tallies proc's outcomes.
+func (r *simRates) run(t *testing.T, sim pairedSim, reports int, seed uint64, draw int, proc simProcedure) {
+	rng := rand.New(rand.NewPCG(seed, 0x36))
+	for range reports {
+		cells := sim.draw(rng, draw)
+		called, same, rounds := proc(t, cells)
+		r.reports++
+		r.rounds += rounds
+		any := false
+		for i, c := range cells {
+			if called[i] {
+				any = true
+			}
+			if c.shift == 1 {
+				if called[i] {
+					r.wrongCalls++
+				}
+				continue
+			}
+			r.shifted++
+			if same[i] {
+				r.shiftedSame++
+			}
+			if called[i] {
+				r.shiftedCalled++
+			}
+		}
+		if any {
+			r.withCall++
+		}
+	}
+}
+
+// share returns k/n in percent.
+func share(k, n int) float64 { return 100 * float64(k) / float64(max(n, 1)) }
+
+// verdictDesign is the design the auto rows use: a quick comparison's
+// start, looks after every pair of rounds, the default cap.
+func verdictDesign() Design { return PlanPairedDesign(77, 0.05, 4, 0) }
+
+// TestVerdictsOneCase: a change confined to one of commit's twelve cases
+// is called as surely as the plain paired t test with Bonferroni calls it,
+// at 10 rounds and under --reps auto.
+func TestVerdictsOneCase(t *testing.T) {
+	reports := 60 * calibrationScale(t)
+	procs := []struct {
+		name string
+		proc simProcedure
+		draw int
+	}{
+		{"plain t, Bonferroni, n=10", plainBonferroni(10), 10},
+		{"pglab n=10", pglabFixed(10), 10},
+		{"pglab auto", pglabAuto(verdictDesign()), verdictDesign().Cap()},
+	}
+	for _, vm := range verdictModels {
+		for _, shift := range []float64{1.25, 1.50} {
+			sim := pairedSim{shape: quickPaired, model: vm.model, shift: oneCaseShift(shift)}
+			var plain float64
+			for i, p := range procs {
+				var r simRates
+				r.run(t, sim, reports, 36, p.draw, p.proc)
+				power := share(r.shiftedCalled, r.shifted)
+				t.Logf("%s, +%.0f %% in 1 of 12, %-26s: called in %5.1f %% of reports; %d other cells called; %.1f rounds a case",
+					vm.name, (shift-1)*100, p.name, power, r.wrongCalls, r.rounds/float64(r.reports))
+				if i == 0 {
+					plain = power
+					continue
+				}
+				if power < plain-5 {
+					t.Errorf("%s +%.0f %% %s: %.1f %%, more than 5 points below the plain test's %.1f %%", vm.name, (shift-1)*100, p.name, power, plain)
+				}
+				if want := map[float64]float64{1.25: 90, 1.50: 95}[shift]; vm.name == "1-10 %" && power < want-slack(want, r.shifted) {
+					t.Errorf("%s +%.0f %% %s: called in %.1f %% of reports, want ≥ %.0f %%", vm.name, (shift-1)*100, p.name, power, want)
+				}
+			}
+		}
+	}
+}
+
+// slack is two standard errors of a share near want (in percent) over n
+// draws: the simulation's own noise.
+func slack(want float64, n int) float64 {
+	p := want / 100
+	return 200 * math.Sqrt(p*(1-p)/float64(max(n, 1)))
+}
+
+// TestVerdictsFalseSame: cells that changed by +10 % (+8 %) are said the
+// same in at most 2 % (5 %) of them, on their own rounds.
+func TestVerdictsFalseSame(t *testing.T) {
+	reports := 20 * calibrationScale(t)
+	for _, vm := range verdictModels {
+		for _, shift := range []float64{1.10, 1.08} {
+			sim := pairedSim{shape: quickPaired, model: vm.model, shift: everyCellShift(shift)}
+			for _, p := range []struct {
+				name string
+				proc simProcedure
+				draw int
+			}{
+				{"plain t, n=10", plainBonferroni(10), 10},
+				{"pglab n=10", pglabFixed(10), 10},
+				{"pglab auto", pglabAuto(verdictDesign()), verdictDesign().Cap()},
+			} {
+				var r simRates
+				r.run(t, sim, reports, 37, p.draw, p.proc)
+				same := share(r.shiftedSame, r.shifted)
+				t.Logf("%s, every cell +%.0f %%, %-14s: said same %4.2f %% of %d cells, called %.1f %%; %.1f rounds a case",
+					vm.name, (shift-1)*100, p.name, same, r.shifted, share(r.shiftedCalled, r.shifted), r.rounds/float64(r.reports))
+				limit := map[float64]float64{1.10: 2, 1.08: 5}[shift]
+				if !strings.HasPrefix(p.name, "plain") && same > limit+slack(limit, r.shifted) {
+					t.Errorf("%s +%.0f %% %s: said same in %.2f %% of the cells, want ≤ %.0f %%", vm.name, (shift-1)*100, p.name, same, limit)
+				}
+			}
+		}
+	}
+}
+
+// TestVerdictsAA: A/A reports of both noise models call something in at
+// most 5 % of them, at 10 rounds and under --reps auto.
+func TestVerdictsAA(t *testing.T) {
+	reports := 100 * calibrationScale(t)
+	for _, vm := range verdictModels {
+		sim := pairedSim{shape: quickPaired, model: vm.model}
+		for _, p := range []struct {
+			name string
+			proc simProcedure
+			draw int
+		}{
+			{"plain t, n=10", plainBonferroni(10), 10},
+			{"pglab n=10", pglabFixed(10), 10},
+			{"pglab auto", pglabAuto(verdictDesign()), verdictDesign().Cap()},
+		} {
+			var r simRates
+			r.run(t, sim, reports, 38, p.draw, p.proc)
+			got := share(r.withCall, r.reports)
+			t.Logf("%s, A/A, %-14s: %d/%d reports with a call (%.1f %%); %.1f rounds a case", vm.name, p.name, r.withCall, r.reports, got, r.rounds/float64(r.reports))
+			if !strings.HasPrefix(p.name, "plain") && got > 5+slack(5, r.reports) {
+				t.Errorf("%s A/A %s: %.1f %% of reports call something", vm.name, p.name, got)
+			}
+		}
+	}
+}
+
+// tCDF is Student's CDF with df degrees of freedom.
+func tCDF(x float64, df int) float64 { return stats.TDist{V: float64(df)}.CDF(x) }
