@@ -347,8 +347,10 @@ type Change struct {
 
 	// MeasureOutcome is the outcome of the change's measure as a whole
 	// (MeasureResult), a statement about the measure beside the case's
-	// own; OutcomeNone outside a paired family.
+	// own; OutcomeNone outside a paired family. MeasureRatio is that
+	// measure's change as a whole (NaN when it has none).
 	MeasureOutcome Outcome
+	MeasureRatio   float64
 
 	// The noise of a paired change (NaN when not paired or under 3
 	// rounds): SpreadRound is the standard deviation of its rounds'

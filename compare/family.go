@@ -155,11 +155,11 @@ type Family struct {
 	// cases' tests and the measures', at least the planned count of a
 	// stopping rule) and Discoveries how many of them passed
 	// Benjamini-Hochberg. CaseCalled equals Called.
-	Paired                      bool
-	Measures                    []MeasureResult
+	Paired                       bool
+	Measures                     []MeasureResult
 	MeasureTests, MeasuresCalled int
-	Tests, Discoveries          int
-	CaseCalled                  int
+	Tests, Discoveries           int
+	CaseCalled                   int
 
 	// ExpectedFalseRaw is Alpha·M: how many of the M tests would show
 	// p ≤ Alpha by chance if nothing had changed (Node's
@@ -200,7 +200,10 @@ func (f *Family) Text() string {
 // measures tested in one family; 9 called, 3 measures changed; about 0.45
 // false calls expected at q=0.05".
 func (f *Family) pairedText() string {
-	s := fmt.Sprintf("%s and %s tested in one family; %d called", plural(f.M, "comparison"), plural(f.MeasureTests, "measure"), f.Called)
+	s := fmt.Sprintf("%s; %d called", plural(f.M, "comparison"), f.Called)
+	if f.MeasureTests > 0 {
+		s = fmt.Sprintf("%s and %s tested in one family; %d called", plural(f.M, "comparison"), plural(f.MeasureTests, "measure"), f.Called)
+	}
 	if f.MeasuresCalled > 0 {
 		s += fmt.Sprintf(", %s changed", plural(f.MeasuresCalled, "measure"))
 	}

@@ -16,27 +16,41 @@ import (
 // test sets the measure's test and pooled estimate from its paired
 // cases, before the family's correction.
 func (g *measureGroup) test(alpha float64) {
-	var paired []*pairedChange
+	g.paired = g.paired[:0]
 	for _, pc := range g.changes {
 		if pc.pe != nil {
-			paired = append(paired, pc)
+			g.paired = append(g.paired, pc)
 		}
 	}
-	g.pool(paired, alpha)
-	if len(paired) < 2 {
+	g.pool(g.paired, alpha)
+	if len(g.paired) < 2 {
 		return
 	}
 	r := &g.res
 	r.Tested = true
-	zs := make([]float64, len(paired))
-	for i, pc := range paired {
-		zs[i] = signedZ(pc.pe, pc.pe.tTest())
+	zs := make([]float64, len(g.paired))
+	for i, pc := range g.paired {
+		zs[i] = pc.seq.z[len(pc.seq.z)-1]
 	}
 	r.RawP = stoufferP(zs)
 	r.P = r.RawP
-	if looks, capN, ok := measureSchedule(paired); ok {
-		r.P, r.Look = measureSequentialP(paired, looks, capN)
+	if looks, capN, ok := measureSchedule(g.paired); ok {
+		r.P, r.Look = g.sequentialP(looks, capN)
 	}
+}
+
+// lookP returns the measure's own p at a look of n rounds (its cases' z
+// at their last look so far, summed), false for a measure without a test
+// of its own.
+func (g *measureGroup) lookP(n int) (float64, bool) {
+	if !g.res.Tested {
+		return 0, false
+	}
+	zs := make([]float64, len(g.paired))
+	for i, pc := range g.paired {
+		zs[i] = pc.seq.zAt(n)
+	}
+	return stoufferP(zs), true
 }
 
 // stoufferP returns the two-sided p of Stouffer's sum of z.
@@ -52,7 +66,7 @@ func stoufferP(zs []float64) float64 {
 // under a design: the union of its cases' looks, up to the largest cap.
 func measureSchedule(paired []*pairedChange) (looks []int, capN int, ok bool) {
 	for _, pc := range paired {
-		if pc.seq == nil {
+		if pc.seq.looks == nil {
 			return nil, 0, false
 		}
 		looks = append(looks, pc.seq.looks...)
@@ -62,12 +76,12 @@ func measureSchedule(paired []*pairedChange) (looks []int, capN int, ok bool) {
 	return slices.Compact(looks), capN, true
 }
 
-// measureSequentialP returns the measure's sequential p over its looks
-// and the look that gave it: at each look the cases' z at their last
-// look so far (a case that stopped keeps its last), summed.
-func measureSequentialP(paired []*pairedChange, looks []int, capN int) (float64, int) {
+// sequentialP returns the measure's sequential p over its looks and the
+// look that gave it: at each look the cases' z at their last look so far
+// (a case that stopped keeps its last), summed.
+func (g *measureGroup) sequentialP(looks []int, capN int) (float64, int) {
 	lastReached := 0
-	for _, pc := range paired {
+	for _, pc := range g.paired {
 		if n := len(pc.seq.reached); n > 0 {
 			lastReached = max(lastReached, pc.seq.reached[n-1])
 		}
@@ -78,11 +92,8 @@ func measureSequentialP(paired []*pairedChange, looks []int, capN int) (float64,
 		if l > lastReached {
 			break
 		}
-		zs := make([]float64, len(paired))
-		for i, pc := range paired {
-			zs[i] = pc.seq.zAt(l)
-		}
-		ps = append(ps, stoufferP(zs))
+		p, _ := g.lookP(l)
+		ps = append(ps, p)
 		at = append(at, l)
 	}
 	if len(ps) == 0 {
@@ -112,7 +123,7 @@ func (g *measureGroup) pool(paired []*pairedChange, alpha float64) {
 		means, vars = append(means, m), append(vars, sd*sd/float64(pc.pe.n()))
 		logScale = logScale && pc.pe.scale == scaleLog
 		df += pc.pe.n() - 1
-		if s := pc.seq; s != nil && len(s.reached) > 0 {
+		if s := pc.seq; s.looks != nil && len(s.reached) > 0 {
 			plan := planSpending(s.looks, s.capN, sameRho, true)
 			sameLevel = math.Min(sameLevel, plan.nominalAt(len(s.reached)-1, alpha))
 		}

@@ -116,7 +116,8 @@ type pairedChange struct {
 type measureGroup struct {
 	res     MeasureResult
 	changes []*pairedChange
-	same    bool // its pooled interval lies within the floor
+	paired  []*pairedChange // its changes compared round by round
+	same    bool            // its pooled interval lies within the floor
 }
 
 // analyzePaired is AnalyzeFamily with Options.Paired. planned, when
@@ -140,6 +141,16 @@ func analyzePaired(cells []Cell, opts Options, planned int) (*Family, error) {
 	for _, g := range groups {
 		g.test(alpha)
 	}
+	for _, pc := range all {
+		if pc.pe == nil {
+			continue
+		}
+		measureP := func(int) (float64, bool) { return 0, false }
+		if pc.group != nil {
+			measureP = pc.group.lookP
+		}
+		pc.finishCase(measureP)
+	}
 	f.correct(all, groups, planned)
 	for _, pc := range all {
 		f.decidePaired(pc)
@@ -153,7 +164,7 @@ func analyzePaired(cells []Cell, opts Options, planned int) (*Family, error) {
 			ownCalls++
 		}
 		for _, pc := range g.changes {
-			pc.c.MeasureOutcome = g.res.Outcome
+			pc.c.MeasureOutcome, pc.c.MeasureRatio = g.res.Outcome, g.res.RatioEst
 		}
 		f.Measures = append(f.Measures, g.res)
 		if g.res.Outcome == OutcomeChanged {
@@ -260,10 +271,12 @@ func repeatedExactly(b, t Summary) bool {
 
 // sequence is a paired change's statistics at the looks it reached.
 type sequence struct {
-	looks   []int     // the looks of its schedule
-	capN    int       // its cap
-	reached []int     // the looks reached, a prefix of looks
-	z       []float64 // the signed z of its t test (tTest) at each look reached
+	looks   []int     // the looks of its design; nil without one (one look, at all its rounds)
+	capN    int       // its cap under a design
+	reached []int     // the looks reached (rounds); without a design its last round
+	pairs   []int     // the paired rounds at each look reached
+	p       []float64 // its t test's p (tTest) at each look reached
+	z       []float64 // the same as a z with the sign of its change
 }
 
 // zAt returns the change's z at the last look reached at or before n
@@ -280,9 +293,9 @@ func (s *sequence) zAt(n int) float64 {
 }
 
 // applyPaired replaces the unpaired test of c by the paired one of pe:
-// P (sequential over looks up to capN when looks are given), the
-// estimate and the intervals, and "same" at its look. It returns the
-// change's looks (nil without a schedule).
+// the estimate and the intervals, "same" at its look, and its t test at
+// each look reached (its P is set by finishCase, once its measure's test
+// is known). It returns the change's sequence.
 func applyPaired(c *Change, pe *pairedEffect, looks []int, capN int, alpha, floor float64) *sequence {
 	c.Pairs = pe.n()
 	c.RelativeDiff = pe.scale == scaleDiff
@@ -290,15 +303,21 @@ func applyPaired(c *Change, pe *pairedEffect, looks []int, capN int, alpha, floo
 	c.RatioLo, c.RatioHi = pe.interval(alpha)
 	c.RatioConfidence = 1 - alpha
 	c.MinP = 0
-	c.RawP = pe.test()
-	c.P = c.RawP
 	c.SameLo, c.SameHi = pe.interval(math.Min(2*alpha, 1))
-	var seq *sequence
-	if looks != nil {
-		seq = sequentialPaired(c, pe, looks, capN, alpha, floor)
+	seq := &sequence{looks: looks, capN: capN}
+	if looks == nil {
+		seq.add(pe, pe.rounds[len(pe.rounds)-1])
+	} else {
+		last := pe.rounds[len(pe.rounds)-1]
+		for _, l := range looks {
+			if l > last {
+				break
+			}
+			seq.add(pe.upTo(l), l)
+		}
+		c.Looks = len(looks)
+		sameAtLook(c, pe, seq, alpha, floor)
 	}
-	c.Significant = c.P <= alpha*(1+1e-9)
-	c.Stats = fmt.Sprintf("p=%.3f n=%d", c.P, c.Pairs)
 	c.Warnings = slices.DeleteFunc(c.Warnings, func(w string) bool {
 		return w != "exact metric varied between repetitions: compared with the U test"
 	})
@@ -308,41 +327,64 @@ func applyPaired(c *Change, pe *pairedEffect, looks []int, capN int, alpha, floo
 	return seq
 }
 
-// sequentialPaired sets c's sequential p over the looks of pe reached
-// (a look is reached when a round at or after it was paired), the look
-// that gave it, and the first look at which its equivalence interval lies
-// within ± floor (SameLook, with SameLo and SameHi from that look; else
-// those of its last look).
-func sequentialPaired(c *Change, pe *pairedEffect, looks []int, capN int, alpha, floor float64) *sequence {
-	seq := &sequence{looks: looks, capN: capN}
-	last := pe.rounds[len(pe.rounds)-1]
-	var ps []float64
-	for _, l := range looks {
-		if l > last {
-			break
-		}
-		sub := pe.upTo(l)
-		ps = append(ps, sub.test())
-		seq.reached = append(seq.reached, l)
-		seq.z = append(seq.z, signedZ(sub, sub.tTest()))
-	}
-	c.Looks, c.Look, c.SameLook = len(looks), 0, 0
-	if len(ps) == 0 {
-		c.P = 1
-		return seq
-	}
-	p, k := planSpending(looks, capN, callRho, false).sequentialP(ps)
-	c.P, c.Look = p, seq.reached[k]
-	same := planSpending(looks, capN, sameRho, true)
+// add appends the look at l rounds, with the pairs of pe up to it.
+func (s *sequence) add(pe *pairedEffect, l int) {
+	p := pe.tTest()
+	s.reached = append(s.reached, l)
+	s.pairs = append(s.pairs, pe.n())
+	s.p = append(s.p, p)
+	s.z = append(s.z, signedZ(pe, p))
+}
+
+// sameAtLook sets SameLook to the first look at which the change's 1 − 2·a
+// interval lies within ± floor, a being that look's nominal level of the
+// one-sided spending rule at alpha, with SameLo and SameHi from that look
+// (else from its last).
+func sameAtLook(c *Change, pe *pairedEffect, seq *sequence, alpha, floor float64) {
+	same := planSpending(seq.looks, seq.capN, sameRho, true)
 	for k, l := range seq.reached {
 		lo, hi := pe.upTo(l).interval(math.Min(2*same.nominalAt(k, alpha), 1))
 		c.SameLo, c.SameHi = lo, hi
 		if lo >= 1-floor && hi <= 1+floor {
 			c.SameLook = l
-			break
+			return
 		}
 	}
-	return seq
+}
+
+// finishCase sets the P of a paired change from its looks: at each look
+// its t test's p, which below minTrustedRounds pairs counts only down to
+// the randomization bound 2/2^n, or down to its measure's own p at that
+// look when the measure has a test (measureP) — a handful of rounds is
+// taken at Student's word only when the case's measure, over all its
+// cases, says as much. Under a design P is the sequential p over the
+// looks reached (spending.go); RawP is the p of its last look.
+func (pc *pairedChange) finishCase(measureP func(look int) (float64, bool)) {
+	c, s := pc.c, pc.seq
+	ps := make([]float64, len(s.reached))
+	for k, p := range s.p {
+		if n := s.pairs[k]; n < minTrustedRounds && n >= 2 {
+			bound := math.Ldexp(2, -n)
+			mp, backed := measureP(s.reached[k])
+			if backed {
+				bound = math.Min(bound, mp)
+			} else if k == len(s.p)-1 {
+				c.MinP = bound // no call below it on these rounds
+			}
+			p = math.Max(p, bound)
+		}
+		ps[k] = p
+	}
+	c.RawP, c.P = 1, 1
+	if len(ps) > 0 {
+		c.RawP, c.P = ps[len(ps)-1], ps[len(ps)-1]
+	}
+	if s.looks != nil && len(ps) > 0 {
+		p, k := planSpending(s.looks, s.capN, callRho, false).sequentialP(ps)
+		c.P, c.Look = p, s.reached[k]
+	}
+	c.Significant = c.P <= c.Alpha*(1+1e-9)
+	c.Stats = fmt.Sprintf("p=%.3f n=%d", c.P, c.Pairs)
 }
 
 // signedZ returns the z of a two-sided p with the sign of pe's change.
@@ -462,7 +504,7 @@ func (f *Family) decidePaired(pc *pairedChange) {
 // sameOwn reports whether a change's own interval was found within its
 // floor: at one of its looks under a design, else at all its rounds.
 func sameOwn(c *Change, seq *sequence) bool {
-	if seq != nil {
+	if seq != nil && seq.looks != nil {
 		return c.SameLook > 0
 	}
 	return c.SameLo >= 1-c.Floor && c.SameHi <= 1+c.Floor // false for NaN
@@ -565,7 +607,7 @@ func (f *Family) setPairedMDE(pc *pairedChange) {
 		return
 	}
 	callLevel, sameLevel := c.MDEAlpha, f.Alpha
-	if s := pc.seq; s != nil && len(s.reached) > 0 {
+	if s := pc.seq; s.looks != nil && len(s.reached) > 0 {
 		k := len(s.reached) - 1
 		callLevel = planSpending(s.looks, s.capN, callRho, false).nominalAt(k, c.MDEAlpha)
 		sameLevel = planSpending(s.looks, s.capN, sameRho, true).nominalAt(k, f.Alpha)

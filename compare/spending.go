@@ -242,7 +242,9 @@ func boundaries(info []float64, alpha, rho float64, oneSided bool) []float64 {
 			c[k] = math.Inf(1)
 			continue
 		}
-		exit := func(z float64) float64 { return exitProb(grid, dens, z*math.Sqrt(ik), delta, oneSided, k == 0 || prevInfo == 0) }
+		exit := func(z float64) float64 {
+			return exitProb(grid, dens, z*math.Sqrt(ik), delta, oneSided, k == 0 || prevInfo == 0)
+		}
 		switch {
 		case target <= 1e-300:
 			c[k] = math.Inf(1)

@@ -40,6 +40,17 @@ func (v *Report) FamilyLines() []string {
 		return append(out, "Calls: none possible: no primary figure has the repetitions a call needs (see each change's n).")
 	}
 	out = append(out, "Calls: "+f.Text()+" ("+f.UncorrectedText()+"; auxiliary figures are shown, never called).")
+	if f.Paired {
+		var own OwnEvidence
+		for _, cr := range f.Cells {
+			if cr.Callable {
+				for _, c := range cr.Result.Changes {
+					own.add(c.Outcome)
+				}
+			}
+		}
+		out = append(out, "Resolved: "+own.Text()+"; a figure is called or the same only on its own rounds, never on its measure's.")
+	}
 	if !v.Data.Interleaved() {
 		out = append(out, "These runs were not interleaved: each target was measured in its own run, so a change also holds whatever differed between the runs (the machine's load, its caches, the time of day).")
 	}
@@ -60,8 +71,8 @@ func (v *Report) howToReadChanges(base, a string, exact bool) []string {
 	}
 	out := []string{
 		"Each change compares a target with " + base + " round by round: in every round (repetition) the two ran next to each other, in mirrored pairs of rounds whose order was drawn at random, so whatever moved the machine between rounds moved both. The size of a change is the geometric mean of its rounds' ratios, with Student's confidence interval, and its test the paired t test of their logarithms. (Runs compared after the fact have no rounds in common: their changes use the Mann-Whitney U test and the Hodges-Lehmann ratio of two unpaired samples.)",
-		fmt.Sprintf("A report runs many tests, so they are made in two levels. First each measure — a primary figure over all the cases of its study, e.g. COPY TO time over the four row sizes — is tested as one question, by a randomization test of the signs of its rounds' changes (no assumption on their distribution); these %s are adjusted with Benjamini-Hochberg. Only the cases of a measure that passed are tested, Benjamini-Hochberg among them at q·R/M (R of the M measures passed; %s here); q in brackets is the larger of the measure's and the case's. A change is called (bold) when q ≤ %s and it is at least the floor, ±%s (--min-change; exact counts have a floor of 0). A case whose own test falls short is called \"with its measure\" when its measure passed and changed beyond the floor, and it moved the same way beyond the floor with p ≤ %s. When nothing changed at all, the chance of any call is at most %s; of the calls, about %s are expected to be false.", words.Plural(measures, "measure test"), words.Plural(m, "comparison"), a, floor, a, a, a),
-		"same means the 90 % confidence interval of the change lies within ± the floor: the targets are equal for practical purposes (two one-sided tests at α); \"its measure within ±5 %\" means the measure as a whole (the mean change over its cases, with its 90 % interval) lies within the floor and so does every case's estimate. ~ means unresolved: neither a call nor same; \"could not see changes under ±7 %\" gives the smallest change these rounds could have detected, and \"below the floor\" a change that passed the test but is smaller than the floor. More rounds (--reps) or a quieter machine narrow what ~ hides.",
+		fmt.Sprintf("A report runs many tests, and they are corrected together: each primary figure of each case is tested on its own rounds, and each measure — a primary figure over all the cases of its study, e.g. COPY TO time over the four row sizes — is tested as a whole by the sum of its cases' evidence (Stouffer's z), which finds a change the cases share that none shows alone; the %s and %s form one family, adjusted with Benjamini-Hochberg. A change is called (bold) when its own q ≤ %s and it is at least the floor, ±%s (--min-change; exact counts have a floor of 0). A measure is changed when its own test passes beyond the floor or one of its cases is called; that is said of the measure (the summary, the measure's line), never of a case. When nothing changed at all, the chance of any call is at most %s; of the calls, about %s are expected to be false. Under --reps auto the rounds of a case are looked at after every pair, and each look tests at the level an alpha-spending rule leaves it, so a p stays a p whatever the stopping.", words.Plural(m, "comparison"), words.Plural(measures, "measure test"), a, floor, a, a),
+		"same means the case's own confidence interval of the change lies within ± the floor (90 %, two one-sided tests at α; under --reps auto the interval of the look it was found at, at that look's spending level): the targets are equal for practical purposes. ~ means unresolved: neither a call nor same; \"could not see changes under ±7 %\" gives the smallest change these rounds could have detected, \"below the floor\" a change that passed the test but is smaller than the floor, and \"measure: same within ±5 %\" that the measure as a whole is the same while this case could not tell. More rounds (--reps, --budget) or a quieter machine narrow what ~ hides.",
 		"Auxiliary figures (CPU, disk, wait events, further metrics) are tested and shown but never called: they explain the primary ones.",
 		"Times and rates that changed by a factor of 2 or more read \"5.7× faster\" or \"2.3× slower\"; other changes are percentages of the first target's median (\"−69 %\"), and values that are percentages change in percentage points (pp). \"better\" and \"worse\" follow each metric's direction: less time and less WAL are better, more throughput is better.",
 	}

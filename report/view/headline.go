@@ -7,6 +7,7 @@ import (
 	"github.com/pglab/pglab/report/internal/words"
 
 	"github.com/pglab/pglab/compare"
+	"github.com/pglab/pglab/verdict"
 )
 
 // headlines summarises the study for the report's summary table: per
@@ -72,7 +73,7 @@ func (sv *Study) headline(t *Table) Headline {
 		case len(t.Rows) == 1:
 			h.Changes = append(h.Changes, Cell{Text: ChangeText(changes[0]), Class: ChangeClass(changes[0])})
 		default:
-			h.Changes = append(h.Changes, Cell{Text: ms.Text(), Class: summaryClass(ms)})
+			h.Changes = append(h.Changes, Cell{Text: ms.Text() + measureText(ms, changes[0]), Class: summaryClass(ms)})
 		}
 		if ti == len(sv.Targets)-2 && ms.Largest >= 0 {
 			best = indexOfRow(t.Rows, rows[ms.Largest])
@@ -102,6 +103,25 @@ func (sv *Study) headline(t *Table) Headline {
 		h.Case = t.Rows[best].Case.Name + " (largest called change)"
 	}
 	return h
+}
+
+// measureText says what a summary's counts do not: that the measure as a
+// whole is the same, or changed by its own test with no case called
+// ("; measure: same within ±5 %", "; measure: −3.1 %, changed").
+func measureText(ms compare.MeasureSummary, c compare.Change) string {
+	if ms.Called > 0 || ms.Same == ms.Cases {
+		return ""
+	}
+	switch c.MeasureOutcome {
+	case compare.OutcomeSame:
+		return "; measure: same within ±" + verdict.Percent(c.Floor)
+	case compare.OutcomeChanged:
+		if !math.IsNaN(c.MeasureRatio) {
+			return fmt.Sprintf("; measure: %+.1f %%, changed", (c.MeasureRatio-1)*100)
+		}
+		return "; measure: changed"
+	}
+	return ""
 }
 
 // largestImpact returns the row whose change on target tg was called and

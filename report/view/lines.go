@@ -13,7 +13,7 @@ import (
 // HowToReadBrief is the one paragraph a brief report has of "How to read
 // this".
 func (v *Report) HowToReadBrief() string {
-	s := fmt.Sprintf("How to read this: each figure is the median of the repetitions; a change of a primary figure is compared round by round and called (bold) only when its measure, tested over all its cases, and then its case pass the Benjamini-Hochberg correction across the report (q ≤ %s) and it is at least the floor in size (\"with its measure\" when its measure's call carries it); \"same\" means its confidence interval lies within ± the floor; ~ means unresolved, with the smallest change the repetitions could have seen; marks such as ¹ point to the footnotes under each study.", formatAlpha(v.Alpha))
+	s := fmt.Sprintf("How to read this: each figure is the median of the repetitions; a change of a primary figure is compared round by round and called (bold) only when its own test passes the Benjamini-Hochberg correction across the report (q ≤ %s) and it is at least the floor in size; \"same\" means its own confidence interval lies within ± the floor (a measure's outcome over its cases is said of the measure, never of a case); ~ means unresolved, with the smallest change the repetitions could have seen; marks such as ¹ point to the footnotes under each study.", formatAlpha(v.Alpha))
 	for _, g := range v.general {
 		s += " Every figure of every study: " + g + "."
 	}
@@ -103,7 +103,7 @@ func (v *Report) StatisticsLine() string {
 	if v.Family != nil {
 		floor = v.Family.MinChange
 	}
-	return fmt.Sprintf("median of the repetitions with its 95 %% confidence interval; each target compared with the first round by round (paired t test of the rounds' ratios), each primary measure tested over its cases first, then its cases, with Benjamini-Hochberg at q = %s and a floor of ±%s", formatAlpha(v.Alpha), verdict.Percent(floor))
+	return fmt.Sprintf("median of the repetitions with its 95 %% confidence interval; each target compared with the first round by round (paired t test of the rounds' ratios), each case on its own rounds and each primary measure over its cases in one family, with Benjamini-Hochberg at q = %s and a floor of ±%s", formatAlpha(v.Alpha), verdict.Percent(floor))
 }
 
 func formatAlpha(a float64) string {

@@ -37,11 +37,14 @@ func (sv *Study) noiseFor(target string) Noise {
 	var needed []int
 	for _, cg := range sv.group.Cases {
 		for _, mg := range cg.Metrics {
-			if !verdict.Callable(sv.present, mg.Name) || verdict.TwinOf(sv.present, mg.Name) != "" {
+			if !verdict.Callable(sv.present, mg.Name) {
 				continue
 			}
 			c, ok := sv.Results[cg.Key][mg.Name].Change(target)
-			if !ok || c.Pairs == 0 {
+			if ok {
+				nf.Own.add(c.Outcome)
+			}
+			if !ok || c.Pairs == 0 || verdict.TwinOf(sv.present, mg.Name) != "" {
 				continue
 			}
 			nf.Rounds = max(nf.Rounds, c.Pairs)
@@ -170,6 +173,9 @@ func medianOf(x []float64) *float64 {
 // text says the noise figures in a paragraph.
 func (nf Noise) text() string {
 	var parts []string
+	if nf.Own.Figures > 0 {
+		parts = append(parts, fmt.Sprintf("Own evidence (%s vs %s): %s.", nf.Target, nf.Baseline, nf.Own.Text()))
+	}
 	if nf.Figures > 0 && nf.SpreadSide != nil && nf.SpreadRound != nil {
 		s := fmt.Sprintf("Noise (%s vs %s, %s): across rounds each side varied by ±%s %%, the two sides of a round by ±%s %% (medians)",
 			nf.Target, nf.Baseline, words.Plural(nf.Figures, "primary figure"), formatPctValue(*nf.SpreadSide), formatPctValue(*nf.SpreadRound))

@@ -1,6 +1,12 @@
 package view
 
-import "time"
+import (
+	"fmt"
+	"time"
+
+	"github.com/pglab/pglab/compare"
+	"github.com/pglab/pglab/report/internal/words"
+)
 
 // Noise is a study's noise statement for one target against the
 // baseline: how much of the spread of its primary figures came from the
@@ -34,6 +40,9 @@ type Noise struct {
 	// CPU on either side exceeded the study's median round by
 	// verdict.DisturbedMargin points: left out of the paired comparison.
 	Disturbed []string `json:"disturbed_rounds"`
+	// Own counts the study's primary figures by their outcome on their
+	// own rounds (twins and exact counts among them).
+	Own OwnEvidence `json:"own_evidence"`
 	// Unresolved counts the unresolved primary figures; RoundsNeeded is
 	// the median and RoundsNeededMax the largest estimate of the rounds
 	// they would need, Rounds the most the study ran.
@@ -43,6 +52,39 @@ type Noise struct {
 	Rounds          int `json:"rounds"`
 	// Text says it in a paragraph.
 	Text string `json:"text"`
+}
+
+// OwnEvidence counts primary figures by the outcome each reached on its
+// own rounds: every outcome of a paired family is a figure's own.
+type OwnEvidence struct {
+	Figures    int `json:"primary_figures"`
+	Changed    int `json:"changed"`
+	Same       int `json:"same"`
+	Unresolved int `json:"unresolved"`
+}
+
+// add counts one outcome.
+func (o *OwnEvidence) add(out compare.Outcome) {
+	o.Figures++
+	switch out {
+	case compare.OutcomeChanged:
+		o.Changed++
+	case compare.OutcomeSame:
+		o.Same++
+	default:
+		o.Unresolved++
+	}
+}
+
+// Text says it: "60 of 72 primary figures resolved on their own rounds
+// (8 changed, 52 same), 12 unresolved".
+func (o OwnEvidence) Text() string {
+	s := fmt.Sprintf("%d of %s resolved on their own rounds (%d changed, %d same)", o.Changed+o.Same,
+		words.Plural(o.Figures, "primary figure"), o.Changed, o.Same)
+	if o.Figures > 0 {
+		s += fmt.Sprintf(", %d unresolved (%.0f %%)", o.Unresolved, 100*float64(o.Unresolved)/float64(o.Figures))
+	}
+	return s
 }
 
 // RepsTable says how many repetitions the report's cases ran: the rule,
