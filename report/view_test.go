@@ -2,6 +2,7 @@ package report
 
 import (
 	"bytes"
+	"io"
 	"math"
 	"strings"
 	"testing"
@@ -208,5 +209,38 @@ func TestTextMatchesStudyOutput(t *testing.T) {
 		if !strings.Contains(got, want) {
 			t.Errorf("text lacks %q:\n%s", want, got)
 		}
+	}
+}
+
+// TestOneAnalysisPerRun: every format of a report renders one family of
+// tests, made once; a different floor makes another.
+func TestOneAnalysisPerRun(t *testing.T) {
+	d := loadFixture(t, fixtureStore(t), fixtureRunA)
+	first, err := view.Build(d, view.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, write := range []func(io.Writer, *runs.Dataset) error{WriteMarkdown, WriteHTML, WriteJSON, WriteCSV} {
+		if err := write(io.Discard, d); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := Regressions(d); err != nil {
+		t.Fatal(err)
+	}
+	again, err := view.Build(d, view.Options{Brief: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if again.Family != first.Family {
+		t.Error("the report's family was analysed again for another format")
+	}
+	d.MinChange = 0.10
+	wider, err := view.Build(d, view.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if wider.Family == first.Family || wider.Family.MinChange != 0.10 {
+		t.Errorf("a floor of 10 %% kept the analysis of 5 %% (floor %v)", wider.Family.MinChange)
 	}
 }

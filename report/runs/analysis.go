@@ -1,10 +1,14 @@
 package runs
 
 import (
+	"encoding/binary"
 	"fmt"
+	"hash/fnv"
+	"math"
 	"strings"
 
 	"github.com/pglab/pglab/compare"
+	"github.com/pglab/pglab/results"
 	"github.com/pglab/pglab/verdict"
 )
 
@@ -16,6 +20,64 @@ type analysis struct {
 	Family *compare.Family
 	// results maps study → case key → metric → the cell's result.
 	Results map[string]map[string]map[string]*compare.Result
+}
+
+// analysisMemo is a dataset's analysis with the key of what it was made
+// from.
+type analysisMemo struct {
+	key    uint64
+	a      *analysis
+	groups []StudyGroup
+}
+
+// Analysis returns the dataset's groups and their analysis, made once for
+// what the dataset holds: every format of a report, --fail-on and the
+// page of a run render one family of tests. It is made again when the
+// dataset's measurements, repetitions, level or floor change.
+func (d *Dataset) Analysis() ([]StudyGroup, *analysis, error) {
+	key := d.analysisKey()
+	if m := d.memo; m != nil && m.key == key {
+		return m.groups, m.a, nil
+	}
+	groups := d.Groups()
+	a, err := d.AnalyzeAll(groups)
+	if err != nil {
+		return nil, nil, err
+	}
+	d.memo = &analysisMemo{key: key, a: a, groups: groups}
+	return groups, a, nil
+}
+
+// analysisKey is a checksum of what the analysis is made from.
+func (d *Dataset) analysisKey() uint64 {
+	h := fnv.New64a()
+	var buf [8]byte
+	num := func(x float64) {
+		binary.LittleEndian.PutUint64(buf[:], math.Float64bits(x))
+		h.Write(buf[:])
+	}
+	num(d.SignificanceLevel())
+	num(d.minChange())
+	for _, m := range d.Measurements {
+		h.Write([]byte(m.Target + "\x00" + m.Study + "\x00" + m.CaseKey + "\x00" + m.Metric + "\x00"))
+		num(float64(m.Rep))
+		num(m.Value)
+	}
+	for _, r := range d.Reps {
+		for _, c := range r.Cases {
+			h.Write([]byte(r.Study + "\x00" + results.CaseKey(c.Labels)))
+			num(float64(c.N))
+			num(float64(c.Cap))
+		}
+	}
+	for _, s := range d.Studies {
+		if p := s.Presentation; p != nil {
+			for _, m := range p.Primary {
+				h.Write([]byte(s.Name + "\x00" + m.Metric + "\x00" + m.Twin))
+			}
+		}
+	}
+	return h.Sum64()
 }
 
 // AnalyzeAll runs the statistics of every group: the cells with a

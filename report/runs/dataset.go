@@ -13,6 +13,9 @@ import (
 // measurements (as stored, or as a study just produced them), or several
 // runs side by side, their targets becoming the report's columns.
 type Dataset struct {
+	// memo is the analysis made of what the dataset holds (Analysis).
+	memo *analysisMemo
+
 	// Run is the (first) run; its manifest heads the report.
 	Run results.RunRecord
 	// Runs are all the runs of the report in the order given; empty or

@@ -69,8 +69,7 @@ func Build(d *runs.Dataset, o Options) (*Report, error) {
 	v.buildReps()
 
 	known := map[string]bool{}
-	groups := d.Groups()
-	a, err := d.AnalyzeAll(groups)
+	groups, a, err := d.Analysis()
 	if err != nil {
 		return nil, err
 	}
