@@ -79,20 +79,30 @@ func (d *Dataset) caseCaps(study string) map[string]int {
 
 // AutoRepsText says how many repetitions a study's cases ran when the
 // data chose them: "8 repetitions per case and target, chosen by the data
-// (cap 10)", "8–10 repetitions per case and target, chosen by the data
-// per case (cap 10)"; "" for a fixed count.
+// (cap 10)", "8–40 repetitions per case and target, chosen by the data
+// per case (caps 10–40, from each case's cost)"; "" for a fixed count.
 func (d *Dataset) AutoRepsText(study string) string {
 	sr, ok := d.studyReps(study)
 	if !ok || len(sr.Looks) == 0 || len(sr.Cases) == 0 {
 		return ""
 	}
 	lo, hi := sr.Cases[0].N, sr.Cases[0].N
+	capLo, capHi := sr.Looks[len(sr.Looks)-1], 0
 	for _, c := range sr.Cases {
 		lo, hi = min(lo, c.N), max(hi, c.N)
+		if c.Cap > 0 {
+			capLo, capHi = min(capLo, c.Cap), max(capHi, c.Cap)
+		}
 	}
-	cap := sr.Looks[len(sr.Looks)-1]
+	caps := fmt.Sprintf("cap %d", sr.Looks[len(sr.Looks)-1])
+	switch {
+	case capHi > 0 && capLo < capHi:
+		caps = fmt.Sprintf("caps %d–%d, from each case's cost", capLo, capHi)
+	case capHi > 0:
+		caps = fmt.Sprintf("cap %d", capHi)
+	}
 	if lo == hi {
-		return fmt.Sprintf("%s per case and target, chosen by the data (cap %d)", words.Plural(lo, "repetition"), cap)
+		return fmt.Sprintf("%s per case and target, chosen by the data (%s)", words.Plural(lo, "repetition"), caps)
 	}
-	return fmt.Sprintf("%d–%d repetitions per case and target, chosen by the data per case (cap %d)", lo, hi, cap)
+	return fmt.Sprintf("%d–%d repetitions per case and target, chosen by the data per case (%s)", lo, hi, caps)
 }

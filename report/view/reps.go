@@ -34,7 +34,11 @@ func (v *Report) buildReps() {
 		}
 		rv.Lines = append(rv.Lines, line)
 		for _, c := range sr.Cases {
-			rv.Rows = append(rv.Rows, []string{sr.Study, c.Name, fmt.Sprint(c.N), words.OrDash(c.Reason)})
+			n := fmt.Sprint(c.N)
+			if c.Cap > 0 {
+				n = fmt.Sprintf("%d of at most %d", c.N, c.Cap)
+			}
+			rv.Rows = append(rv.Rows, []string{sr.Study, c.Name, n, words.OrDash(c.Reason)})
 			if c.Reason == compare.StopBudget {
 				stopped = append(stopped, sr.Study+" · "+c.Name)
 			}
