@@ -246,9 +246,9 @@ func (d Design) pairedText() string {
 		"then more, a mirrored pair at a time, while one of its primary figures is unresolved, up to its cap "+
 		"(at most %d, fewer for a case whose rounds cost more than its share of the time); "+
 		"its figures are looked at after every pair. Each look tests at the level an alpha-spending rule leaves it "+
-		"(level·t², t the share of its cap's rounds run), so that a change's sequential p stays a p whatever the stopping; "+
+		"(level·t^%g for a call, t^%g for each side of same, t the share of its cap's rounds run), so that a change's sequential p stays a p whatever the stopping; "+
 		"the p of each case and of each measure over its cases form one family of %s, and same needs the case's own interval "+
 		"within ± the floor at a look, read at that look's level of a spending rule at %s a side. "+
 		"A case stops when every primary figure is called or same on its own rounds; a call made at its look stands, on the data the case ended with.",
-		d.Start(), d.Cap(), plural(d.Family, "planned test"), strconv.FormatFloat(d.alpha(), 'g', -1, 64))
+		d.Start(), d.Cap(), callRho, sameRho, plural(d.Family, "planned test"), strconv.FormatFloat(d.alpha(), 'g', -1, 64))
 }
