@@ -72,8 +72,8 @@ func (f *coordFlags) check() error {
 		return fmt.Errorf("--k8s-job needs --image IMAGE (a container image with pglab on its PATH)")
 	case f.k8sJob == "" && (f.image != "" || f.namespace != "" || f.secret != ""):
 		return fmt.Errorf("--image, --k8s-namespace and --k8s-secret belong to --k8s-job")
-	case f.listen == "" && f.k8sJob == "" && (f.token != "" || f.joinTimeout > 0 || f.readyTimeout > 0 || f.store != ""):
-		return fmt.Errorf("--token, --join-timeout, --ready-timeout and --store belong to --listen")
+	case f.listen == "" && f.k8sJob == "" && (f.token != "" || f.joinTimeout > 0 || f.readyTimeout > 0):
+		return fmt.Errorf("--token, --join-timeout and --ready-timeout belong to --listen")
 	}
 	return nil
 }
@@ -145,11 +145,16 @@ func (b *benchRun) writeWorkers(out *dist.Outcome) {
 	}
 }
 
-// storeCoordinated keeps the run in the results store (lab.StoreBench).
+// storeCoordinated keeps a coordinated run in the results store.
 func (b *benchRun) storeCoordinated(cfg bench.Config, out *dist.Outcome, runErr error) error {
-	id, where, err := lab.StoreBench(context.WithoutCancel(b.env.Ctx), lab.BenchRun{Store: b.coord.store,
-		Command: append([]string{"pglab"}, b.env.Args...), Config: cfg, Workers: b.coord.workers, Listen: b.coord.listen,
-		Outcome: out, Err: runErr, Interrupted: b.env.Ctx.Err() != nil})
+	return b.store(lab.BenchRun{Config: cfg, Workers: b.coord.workers, Listen: b.coord.listen, Outcome: out, Err: runErr})
+}
+
+// store keeps a run of this command line in --store (lab.StoreBench) and
+// says where.
+func (b *benchRun) store(r lab.BenchRun) error {
+	r.Store, r.Command, r.Interrupted = b.coord.store, append([]string{"pglab"}, b.env.Args...), b.env.Ctx.Err() != nil
+	id, where, err := lab.StoreBench(context.WithoutCancel(b.env.Ctx), r)
 	if err != nil {
 		return err
 	}
