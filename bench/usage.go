@@ -82,7 +82,8 @@ pglab additions:
                            the clients and the server, as from another host; the round
                            trip achieved is measured first and printed
   --store=PATH|DSN         keep the run in this results store ('pglab runs', 'pglab
-                           report', 'pglab serve' show it); with --listen, the merged run
+                           report', 'pglab serve' show it); with --listen, the merged
+                           run and each worker's share
 
 Load from several machines (see 'pglab worker --help'):
   --listen=HOST:PORT       coordinate the run: wait for the workers, share the clients,
