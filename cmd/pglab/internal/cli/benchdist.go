@@ -103,6 +103,7 @@ func (b *benchRun) coordinate(cfg bench.Config) int {
 		fmt.Fprintf(env.Stderr, "%s: waiting for %d workers: pglab worker --join %s\n", benchProg, f.workers, co.Addr())
 	}
 	var out *dist.Outcome
+	started := time.Now()
 	err = co.Accept(env.Ctx)
 	if err == nil {
 		out, err = co.Run(env.Ctx, cfg)
@@ -113,7 +114,7 @@ func (b *benchRun) coordinate(cfg bench.Config) int {
 	} else {
 		co.Close(nil)
 	}
-	if serr := b.storeCoordinated(cfg, out, err); serr != nil {
+	if serr := b.storeCoordinated(cfg, started, out, err); serr != nil {
 		b.errorf("%s", serr)
 	}
 	switch {
@@ -146,8 +147,8 @@ func (b *benchRun) writeWorkers(out *dist.Outcome) {
 }
 
 // storeCoordinated keeps a coordinated run in the results store.
-func (b *benchRun) storeCoordinated(cfg bench.Config, out *dist.Outcome, runErr error) error {
-	return b.store(lab.BenchRun{Config: cfg, Workers: b.coord.workers, Listen: b.coord.listen, Outcome: out, Err: runErr})
+func (b *benchRun) storeCoordinated(cfg bench.Config, started time.Time, out *dist.Outcome, runErr error) error {
+	return b.store(lab.BenchRun{Started: started, Config: cfg, Workers: b.coord.workers, Listen: b.coord.listen, Outcome: out, Err: runErr})
 }
 
 // store keeps a run of this command line in --store (lab.StoreBench) and
