@@ -2,8 +2,9 @@
 
 .PHONY: build test vet fmt
 
+# A static binary (CGO_ENABLED=0, see scripts/build).
 build:
-	go build -o pglab ./cmd/pglab
+	scripts/build pglab
 
 # Installs what the tests need (Go modules, PostgreSQL 13 and 16-18 builds), then runs go test ./...
 test:

@@ -81,6 +81,9 @@ pglab additions:
   --env=NAME:rtt=D         put a delay proxy adding the round trip D (e.g. 0.5ms) between
                            the clients and the server, as from another host; the round
                            trip achieved is measured first and printed
+  --store=PATH|DSN         keep the run in this results store ('pglab runs', 'pglab
+                           report', 'pglab serve' show it); with --listen, the merged
+                           run and each worker's share
 
 Load from several machines (see 'pglab worker --help'):
   --listen=HOST:PORT       coordinate the run: wait for the workers, share the clients,
@@ -90,7 +93,6 @@ Load from several machines (see 'pglab worker --help'):
                            --listen is a loopback address)
   --join-timeout=SEC       wait at most SEC for the workers to join (default 300)
   --ready-timeout=SEC      wait at most SEC for their clients to connect (default 120)
-  --store=PATH|DSN         the results store of the coordinated run
   --k8s-job=NAME           print the Kubernetes manifests of such a run instead
                            (with --expect-workers, --image=IMAGE, --k8s-namespace=NS,
                            --k8s-secret=NAME)

@@ -4,6 +4,8 @@ import (
 	"math"
 	"strconv"
 	"strings"
+
+	"github.com/pglab/pglab/internal/units"
 )
 
 // The human-readable texts use typographic signs, as pglab's reports do:
@@ -24,7 +26,8 @@ const factorThreshold = 2
 // "12.5 MB/s"), integers with thousands separators from 1000 on
 // ("12,345 tps", "1,000,000"), "?" for NaN and "∞" for infinities. Sizes
 // use pg_size_pretty's units (1 kB = 1024 bytes); units the package does not
-// know are printed after the number as they are.
+// know are printed after the number as they are. The numbers are
+// internal/units', pglab's one formatter of sizes, durations and rates.
 func FormatValue(v float64, u Unit) string {
 	if s, ok := formatSpecial(v); ok {
 		return s
@@ -32,15 +35,15 @@ func FormatValue(v float64, u Unit) string {
 	inf := u.info()
 	switch inf.kind {
 	case kindTime:
-		return formatTime(v * inf.factor)
+		return units.Seconds(v * inf.factor)
 	case kindSize:
-		return formatScaled(v*inf.factor, sizeUnits)
+		return units.Bytes(v * inf.factor)
 	case kindByteRate:
-		return formatScaled(v*inf.factor, byteRateUnits)
+		return units.ByteRate(v * inf.factor)
 	case kindPercent:
 		return signed(v, sig3(v)) + " %"
 	}
-	return withLabel(plain(v), inf)
+	return withLabel(units.Number(v), inf)
 }
 
 // FormatExact formats v in unit u with all its digits and without
@@ -185,77 +188,6 @@ func formatSpecial(v float64) (string, bool) {
 	return "", false
 }
 
-// scaledUnit is one step of a unit ladder: values from min on use it.
-type scaledUnit struct {
-	min   float64
-	div   float64
-	label string
-}
-
-var sizeUnits = []scaledUnit{
-	{0, 1, "bytes"},
-	{kib, kib, "kB"},
-	{kib * kib, kib * kib, "MB"},
-	{kib * kib * kib, kib * kib * kib, "GB"},
-	{kib * kib * kib * kib, kib * kib * kib * kib, "TB"},
-	{kib * kib * kib * kib * kib, kib * kib * kib * kib * kib, "PB"},
-}
-
-var byteRateUnits = []scaledUnit{
-	{0, 1, "B/s"},
-	{kib, kib, "kB/s"},
-	{kib * kib, kib * kib, "MB/s"},
-	{kib * kib * kib, kib * kib * kib, "GB/s"},
-	{kib * kib * kib * kib, kib * kib * kib * kib, "TB/s"},
-}
-
-// timeUnits lists the time units; seconds are kept up to 10 minutes, so
-// that "125 s" is not "2.08 min".
-var timeUnits = []scaledUnit{
-	{0, 1e-9, "ns"},
-	{1e-6, 1e-6, "µs"},
-	{1e-3, 1e-3, "ms"},
-	{1, 1, "s"},
-	{600, 60, "min"},
-	{36000, 3600, "h"},
-}
-
-// formatTime formats a duration in seconds.
-func formatTime(sec float64) string {
-	if sec == 0 {
-		return "0 s"
-	}
-	return formatScaled(sec, timeUnits)
-}
-
-// formatScaled formats v with the largest unit of ladder whose min is at
-// most |v|. A value that rounds up to the next unit ("1024 kB") moves to it.
-func formatScaled(v float64, ladder []scaledUnit) string {
-	a := math.Abs(v)
-	i := 0
-	for j, u := range ladder {
-		if a >= u.min {
-			i = j
-		}
-	}
-	if i+1 < len(ladder) {
-		if r, _ := strconv.ParseFloat(sig3(a/ladder[i].div), 64); r*ladder[i].div >= ladder[i+1].min {
-			i++
-		}
-	}
-	return signed(v, sig3(a/ladder[i].div)) + " " + ladder[i].label
-}
-
-// plain formats a number without a unit: integers with thousands
-// separators from 1000 on, smaller numbers to three significant digits.
-func plain(v float64) string {
-	a := math.Abs(v)
-	if math.Round(a) >= 1000 {
-		return signed(v, groupDigits(strconv.FormatFloat(math.Round(a), 'f', 0, 64)))
-	}
-	return signed(v, sig3(a))
-}
-
 // withLabel appends the label of a count, rate or other unit.
 func withLabel(num string, inf unitInfo) string {
 	switch {
@@ -267,20 +199,8 @@ func withLabel(num string, inf unitInfo) string {
 	return num + " " + inf.label
 }
 
-// sig3 formats a ≥ 0 to three significant digits in fixed notation
-// without trailing zeros: 10.4, 1.8, 226, 0.00123. Digits left of the
-// point are never dropped (12345).
-func sig3(a float64) string {
-	a = math.Abs(a)
-	if a == 0 {
-		return "0"
-	}
-	decimals := 2 - int(math.Floor(math.Log10(a)))
-	if decimals < 0 {
-		decimals = 0
-	}
-	return trimZeros(strconv.FormatFloat(a, 'f', decimals, 64))
-}
+// sig3 formats a ≥ 0 to three significant digits (units.Sig3).
+func sig3(a float64) string { return units.Sig3(a) }
 
 // trimZeros removes trailing zeros after a decimal point, and the point.
 func trimZeros(s string) string {
@@ -300,28 +220,8 @@ func signed(v float64, digits string) string {
 }
 
 // groupDigits puts thousands separators into the integer part of a
-// non-negative decimal number.
-func groupDigits(s string) string {
-	intPart, frac, hasFrac := strings.Cut(s, ".")
-	if len(intPart) <= 3 {
-		return s
-	}
-	var b strings.Builder
-	lead := len(intPart) % 3
-	if lead > 0 {
-		b.WriteString(intPart[:lead])
-	}
-	for i := lead; i < len(intPart); i += 3 {
-		if b.Len() > 0 {
-			b.WriteByte(',')
-		}
-		b.WriteString(intPart[i : i+3])
-	}
-	if hasFrac {
-		b.WriteString("." + frac)
-	}
-	return b.String()
-}
+// non-negative decimal number (units.Group).
+func groupDigits(s string) string { return units.Group(s) }
 
 // formatSignedNumber formats a change with its sign: "−69" (no decimals
 // from 10 on), "+2.8" (one from 1 on), "+0.35" (two below 1), "+<0.01".

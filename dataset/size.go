@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/pglab/pglab/internal/units"
 	"github.com/pglab/pglab/pgserver"
 )
 
@@ -74,16 +75,6 @@ func ParseSize(s string) (int64, error) {
 	return int64(f * mult), nil
 }
 
-// FormatSize prints a size in the largest unit that keeps it at least 1,
-// e.g. "1.2 GB" (powers of 1024, as ParseSize reads them).
-func FormatSize(n int64) string {
-	switch {
-	case n >= 1<<30:
-		return fmt.Sprintf("%.1f GB", float64(n)/(1<<30))
-	case n >= 1<<20:
-		return fmt.Sprintf("%.0f MB", float64(n)/(1<<20))
-	case n >= 1<<10:
-		return fmt.Sprintf("%.0f kB", float64(n)/(1<<10))
-	}
-	return fmt.Sprintf("%d B", n)
-}
+// FormatSize prints a size as pglab does everywhere (units.Bytes), e.g.
+// "1.23 GB" (powers of 1024, as ParseSize reads them).
+func FormatSize(n int64) string { return units.Bytes(float64(n)) }

@@ -6,7 +6,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
+
+	"github.com/pglab/pglab/internal/units"
 )
 
 // Environment is what one managed server runs in under a profile, as the
@@ -233,9 +234,9 @@ func Notes(p Profile, c Counters, step string) []string {
 		}
 		ceiling := fmt.Sprintf("the profile's ceiling (%s=%s)", d.key, FormatRate(d.limit))
 		if share := flatNear(c.IO, d.sample, limit); share >= 0.5 {
-			out = append(out, fmt.Sprintf("%s flat at %s MB/s, %s, for %.0f %% of the %s", d.what, level3(mean), ceiling, 100*share, step))
+			out = append(out, fmt.Sprintf("%s flat at %s, %s, for %.0f %% of the %s", d.what, units.ByteRate(mean*mib), ceiling, 100*share, step))
 		} else {
-			out = append(out, fmt.Sprintf("%s averaged %s MB/s over the %s, %.0f %% of %s", d.what, level3(mean), step, 100*mean/limit, ceiling))
+			out = append(out, fmt.Sprintf("%s averaged %s over the %s, %.0f %% of %s", d.what, units.ByteRate(mean*mib), step, 100*mean/limit, ceiling))
 		}
 	}
 	for _, d := range []struct {
@@ -250,7 +251,7 @@ func Notes(p Profile, c Counters, step string) []string {
 			continue
 		}
 		if rate := float64(d.ops) / secs; rate >= 0.8*float64(d.limit) {
-			out = append(out, fmt.Sprintf("%s at %s IOPS over the %s, the profile's ceiling (%s=%d)", d.what, thousands(rate), step, d.key, d.limit))
+			out = append(out, fmt.Sprintf("%s at %s IOPS over the %s, the profile's ceiling (%s=%d)", d.what, units.Number(rate), step, d.key, d.limit))
 		}
 	}
 	if p.CPUs > 0 && c.Periods > 0 {
@@ -259,7 +260,7 @@ func Notes(p Profile, c Counters, step string) []string {
 		}
 	}
 	if p.Memory > 0 && c.MemoryPeak >= 0 && float64(c.MemoryPeak) >= 0.9*float64(p.Memory) {
-		out = append(out, fmt.Sprintf("server memory at the profile's limit: peak %s MB of memory=%s (page cache included)", level3(float64(c.MemoryPeak)/mib), FormatSize(p.Memory)))
+		out = append(out, fmt.Sprintf("server memory at the profile's limit: peak %s of memory=%s (page cache included)", units.Bytes(float64(c.MemoryPeak)), FormatSize(p.Memory)))
 	}
 	return out
 }
@@ -278,26 +279,6 @@ func flatNear(samples []IOSample, get func(IOSample) float64, level float64) flo
 		return 0
 	}
 	return in / total
-}
-
-func level3(v float64) string {
-	if v < 10 {
-		return fmt.Sprintf("%.1f", v)
-	}
-	return thousands(v)
-}
-
-// thousands prints a rounded number with thousands separators: "2,950".
-func thousands(v float64) string {
-	s := fmt.Sprintf("%.0f", v)
-	var b strings.Builder
-	for i, c := range s {
-		if i > 0 && (len(s)-i)%3 == 0 && s[0] != '-' {
-			b.WriteByte(',')
-		}
-		b.WriteRune(c)
-	}
-	return b.String()
 }
 
 // stateFile is where a detached instance keeps its environment.

@@ -19,7 +19,7 @@ func TestNotes(t *testing.T) {
 		"disk read flat at 86 MB/s, the profile's ceiling (read=87MB/s), for 100 % of the scan",
 		"disk reads at 2,980 IOPS over the scan, the profile's ceiling (read_iops=3000)",
 		"CPU quota throttled the server in 41 % of the scan's 100 ms periods (cpus=0.5)",
-		"server memory at the profile's limit: peak 250 MB of memory=256MiB (page cache included)",
+		"server memory at the profile's limit: peak 250 MB of memory=256MB (page cache included)",
 	} {
 		if !strings.Contains(got, want) {
 			t.Errorf("notes lack %q:\n%s", want, got)

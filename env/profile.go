@@ -5,6 +5,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/pglab/pglab/internal/units"
 )
 
 // Profile is a named environment: the machine limits of a managed server
@@ -148,19 +150,10 @@ const (
 // FormatCPUs prints a CPU count as a SPEC takes it: "0.5", "2".
 func FormatCPUs(c float64) string { return strconv.FormatFloat(c, 'f', -1, 64) }
 
-// FormatSize prints a size in the largest binary unit that holds it
-// exactly: "1GiB", "256MiB", "1536KiB", else bytes "1000B".
-func FormatSize(n int64) string {
-	for _, u := range []struct {
-		size int64
-		name string
-	}{{tib, "TiB"}, {gib, "GiB"}, {mib, "MiB"}, {kib, "KiB"}} {
-		if n != 0 && n%u.size == 0 {
-			return strconv.FormatInt(n/u.size, 10) + u.name
-		}
-	}
-	return strconv.FormatInt(n, 10) + "B"
-}
+// FormatSize prints a size as a SPEC takes it, in the largest binary unit
+// that holds it exactly: "1GB", "256MB", "1536kB", else bytes "1000B"
+// (units.Exact: pglab's MB is 2^20 bytes).
+func FormatSize(n int64) string { return units.Exact(n) }
 
 // FormatRate prints a bandwidth so that [ParseSpec] reads back the same
 // number of bytes per second: "87MB/s", "512kB/s", "87Mbit/s" (decimal

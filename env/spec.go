@@ -204,7 +204,7 @@ func ParseSize(s string) (int64, error) {
 		return 0, err
 	}
 	if unit == "" {
-		return 0, fmt.Errorf("no unit: write e.g. %sMiB or %sGiB", s, s)
+		return 0, fmt.Errorf("no unit: write e.g. %sMB or %sGB", s, s)
 	}
 	mult, ok := sizeUnits[strings.ToLower(unit)]
 	if !ok {

@@ -13,16 +13,16 @@ func TestParseSpecAdHoc(t *testing.T) {
 		back string // Spec() of the result
 	}{
 		{"ebs87:read=87MB/s", Profile{Name: "ebs87", Machine: Machine{ReadBPS: 87 << 20}}, "ebs87:read=87MB/s"},
-		{"small:memory=256MiB", Profile{Name: "small", Machine: Machine{Memory: 256 << 20}}, "small:memory=256MiB"},
+		{"small:memory=256MiB", Profile{Name: "small", Machine: Machine{Memory: 256 << 20}}, "small:memory=256MB"},
 		{"half:cpus=0.5", Profile{Name: "half", Machine: Machine{CPUs: 0.5}}, "half:cpus=0.5"},
-		{" x : cpus=2 , memory=1GB , write=512kB/s ", Profile{Name: "x", Machine: Machine{CPUs: 2, Memory: 1 << 30, WriteBPS: 512 << 10}}, "x:cpus=2,memory=1GiB,write=512kB/s"},
+		{" x : cpus=2 , memory=1GB , write=512kB/s ", Profile{Name: "x", Machine: Machine{CPUs: 2, Memory: 1 << 30, WriteBPS: 512 << 10}}, "x:cpus=2,memory=1GB,write=512kB/s"},
 		{"ebs:read=87Mbit/s,write=87Mbps,read_iops=500,write_iops=500", Profile{Name: "ebs", Machine: Machine{ReadBPS: 10875000, WriteBPS: 10875000, ReadIOPS: 500, WriteIOPS: 500}},
 			"ebs:read=87Mbit/s,write=87Mbit/s,read_iops=500,write_iops=500"},
-		{"m:memory=1.5GiB", Profile{Name: "m", Machine: Machine{Memory: 3 << 29}}, "m:memory=1536MiB"},
+		{"m:memory=1.5GiB", Profile{Name: "m", Machine: Machine{Memory: 3 << 29}}, "m:memory=1536MB"},
 		{"prod:cpus=2,memory=16GiB,rtt=0.4ms,replica=sync,replica_rtt=1ms", Profile{Name: "prod",
 			Machine: Machine{CPUs: 2, Memory: 16 << 30},
 			Network: Network{RTT: 400 * time.Microsecond, Replica: ReplicaSync, ReplicaRTT: time.Millisecond}},
-			"prod:cpus=2,memory=16GiB,rtt=0.4ms,replica=sync,replica_rtt=1ms"},
+			"prod:cpus=2,memory=16GB,rtt=0.4ms,replica=sync,replica_rtt=1ms"},
 		{"far:rtt=300us,synchronous_commit=off", Profile{Name: "far", Network: Network{RTT: 300 * time.Microsecond, SynchronousCommit: "off"}}, "far:rtt=0.3ms,synchronous_commit=off"},
 		{"r:replica=async,replica_rtt=20ms,synchronous_commit=LOCAL", Profile{Name: "r", Network: Network{Replica: ReplicaAsync, ReplicaRTT: 20 * time.Millisecond, SynchronousCommit: "local"}},
 			"r:replica=async,replica_rtt=20ms,synchronous_commit=local"},
@@ -64,10 +64,10 @@ func TestParseSpecErrors(t *testing.T) {
 		{"x:cpus=0", "cpus=0: must be more than 0"},
 		{"x:cpus=two", "cpus=two: not a number; cpus takes a number of CPUs, e.g. 0.5 or 2"},
 		{"x:cpus=0.001", "the smallest CPU quota is 0.01 CPUs"},
-		{"x:memory=1", "memory=1: no unit: write e.g. 1MiB or 1GiB"},
+		{"x:memory=1", "memory=1: no unit: write e.g. 1MB or 1GB"},
 		{"x:memory=1GiBs", `memory=1GiBs: unknown unit "GiBs"`},
 		{"x:memory=-1GiB", "memory=-1GiB: must be more than 0"},
-		{"x:memory=1MiB", "memory=1MiB: at least 16MiB: PostgreSQL does not start in less"},
+		{"x:memory=1MiB", "memory=1MiB: at least 16MB: PostgreSQL does not start in less"},
 		{"x:read=87", "read=87: no unit: write e.g. 87MB/s"},
 		{"x:read=87MB", `read=87MB: unknown unit "MB"`},
 		{"x:read=-87MB/s", "read=-87MB/s: must be more than 0"},
@@ -161,7 +161,7 @@ func TestBuiltinsReadBack(t *testing.T) {
 }
 
 func TestFormat(t *testing.T) {
-	for n, want := range map[int64]string{1 << 30: "1GiB", 256 << 20: "256MiB", 1536 << 10: "1536KiB", 1000: "1000B"} {
+	for n, want := range map[int64]string{1 << 30: "1GB", 256 << 20: "256MB", 1536 << 10: "1536kB", 1000: "1000B"} {
 		if got := FormatSize(n); got != want {
 			t.Errorf("FormatSize(%d) = %q, want %q", n, got, want)
 		}

@@ -127,7 +127,7 @@ func TestParsePlanEnv(t *testing.T) {
 	if strings.Join(got, " ") != "local t3.micro small ebs87 fromfile" || !spec.Unenforced {
 		t.Errorf("envs = %q, env_unenforced = %v", got, spec.Unenforced)
 	}
-	if spec.Envs[2].Spec() != "small:cpus=0.5,memory=256MiB" {
+	if spec.Envs[2].Spec() != "small:cpus=0.5,memory=256MB" {
 		t.Errorf("ad-hoc profile = %q", spec.Envs[2].Spec())
 	}
 	spec, err = ParsePlan("p.yaml", []byte("versions: 17\nenv: t3.micro\n"))

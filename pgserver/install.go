@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/pglab/pglab/internal/units"
 	"io"
 	"os"
 	"os/exec"
@@ -253,7 +254,7 @@ func (in *Installer) installRelease(ctx context.Context, rel Release) (*Binaries
 			return nil, fmt.Errorf("install PostgreSQL %s: %w", rel.Version, err)
 		}
 	}
-	in.say("fetched %.1f MB in %.1f s; unpacking", float64(st.Size())/1e6, time.Since(start).Seconds())
+	in.say("fetched %s in %s; unpacking", units.Bytes(float64(st.Size())), units.Duration(time.Since(start)))
 
 	unpacked := filepath.Join(work, "unpacked")
 	if err := untgz(ctx, tgz, unpacked); err != nil {

@@ -4,7 +4,9 @@
 // completions = workers, backoffLimit 0, so that a failed pod is never
 // retried into a running test) whose pods run pglab worker --join. The
 // token and the database password come from a Secret the user creates;
-// neither is ever written into the manifests.
+// neither is ever written into the manifests. The objects are small local
+// types (types.go); k8s.io/api checks them in the tests only, so that
+// pglab does not link it.
 package k8s
 
 import (
@@ -15,11 +17,7 @@ import (
 	"sort"
 	"strconv"
 
-	batchv1 "k8s.io/api/batch/v1"
-	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/util/intstr"
-	"sigs.k8s.io/yaml"
+	"github.com/goccy/go-yaml"
 )
 
 // Keys of the Secret.
@@ -61,10 +59,10 @@ type Spec struct {
 
 // Objects are the manifests of a Spec.
 type Objects struct {
-	Scripts     *corev1.ConfigMap // nil without scripts
-	Service     *corev1.Service
-	Coordinator *batchv1.Job
-	Workers     *batchv1.Job
+	Scripts     *ConfigMap // nil without scripts
+	Service     *Service
+	Coordinator *Job
+	Workers     *Job
 }
 
 var labelRE = regexp.MustCompile(`^[a-z0-9]([-a-z0-9]*[a-z0-9])?$`)
@@ -100,30 +98,27 @@ func Build(s Spec) (*Objects, error) {
 	labels := func(role string) map[string]string {
 		return map[string]string{"app.kubernetes.io/name": "pglab", "app.kubernetes.io/instance": s.Name, "app.kubernetes.io/component": role}
 	}
-	meta := func(name, role string) metav1.ObjectMeta {
-		return metav1.ObjectMeta{Name: name, Namespace: s.Namespace, Labels: labels(role)}
+	meta := func(name, role string) ObjectMeta {
+		return ObjectMeta{Name: name, Namespace: s.Namespace, Labels: labels(role)}
 	}
-	secretEnv := func(name, key string) corev1.EnvVar {
-		return corev1.EnvVar{Name: name, ValueFrom: &corev1.EnvVarSource{SecretKeyRef: &corev1.SecretKeySelector{
-			LocalObjectReference: corev1.LocalObjectReference{Name: s.Secret}, Key: key}}}
+	secretEnv := func(name, key string) EnvVar {
+		return EnvVar{Name: name, ValueFrom: EnvVarSource{SecretKeyRef: SecretKeySelector{Name: s.Secret, Key: key}}}
 	}
 	zero := int32(0)
 	workers := int32(s.Workers)
-	indexed := batchv1.IndexedCompletion
 	o := &Objects{}
 
 	coordArgs := append([]string{"bench", "--listen=0.0.0.0:" + strconv.Itoa(s.Port), "--expect-workers=" + strconv.Itoa(s.Workers)}, s.BenchArgs...)
-	coordPod := corev1.PodSpec{
-		RestartPolicy: corev1.RestartPolicyNever,
-		Containers: []corev1.Container{{
+	coordPod := PodSpec{
+		RestartPolicy: RestartNever,
+		Containers: []Container{{
 			Name: "coordinator", Image: s.Image, Command: []string{"pglab"}, Args: coordArgs,
-			Ports: []corev1.ContainerPort{{Name: "pglab", ContainerPort: int32(s.Port), Protocol: corev1.ProtocolTCP}},
-			Env:   []corev1.EnvVar{secretEnv("PGLAB_TOKEN", TokenKey)},
+			Ports: []ContainerPort{{Name: "pglab", ContainerPort: int32(s.Port), Protocol: "TCP"}},
+			Env:   []EnvVar{secretEnv("PGLAB_TOKEN", TokenKey)},
 		}},
 	}
 	if len(s.Scripts) > 0 {
-		o.Scripts = &corev1.ConfigMap{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "ConfigMap"},
-			ObjectMeta: meta(s.Name+"-scripts", "coordinator"), Data: map[string]string{}}
+		o.Scripts = &ConfigMap{APIVersion: "v1", Kind: "ConfigMap", Metadata: meta(s.Name+"-scripts", "coordinator"), Data: map[string]string{}}
 		names := make([]string, 0, len(s.Scripts))
 		for n := range s.Scripts {
 			names = append(names, n)
@@ -135,42 +130,38 @@ func Build(s Spec) (*Objects, error) {
 			}
 			o.Scripts.Data[n] = s.Scripts[n]
 		}
-		coordPod.Volumes = []corev1.Volume{{Name: "scripts", VolumeSource: corev1.VolumeSource{
-			ConfigMap: &corev1.ConfigMapVolumeSource{LocalObjectReference: corev1.LocalObjectReference{Name: o.Scripts.Name}}}}}
-		coordPod.Containers[0].VolumeMounts = []corev1.VolumeMount{{Name: "scripts", MountPath: ScriptDir, ReadOnly: true}}
+		coordPod.Volumes = []Volume{{Name: "scripts", ConfigMap: &ConfigMapVolumeSource{Name: o.Scripts.Metadata.Name}}}
+		coordPod.Containers[0].VolumeMounts = []VolumeMount{{Name: "scripts", MountPath: ScriptDir, ReadOnly: true}}
 	}
-	o.Service = &corev1.Service{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Service"},
-		ObjectMeta: meta(coordName, "coordinator"),
-		Spec: corev1.ServiceSpec{Selector: labels("coordinator"), Ports: []corev1.ServicePort{{
-			Name: "pglab", Port: int32(s.Port), TargetPort: intstr.FromString("pglab"), Protocol: corev1.ProtocolTCP}}}}
-	o.Coordinator = &batchv1.Job{TypeMeta: metav1.TypeMeta{APIVersion: "batch/v1", Kind: "Job"},
-		ObjectMeta: meta(coordName, "coordinator"),
-		Spec: batchv1.JobSpec{BackoffLimit: &zero, Template: corev1.PodTemplateSpec{
-			ObjectMeta: metav1.ObjectMeta{Labels: labels("coordinator")}, Spec: coordPod}}}
+	o.Service = &Service{APIVersion: "v1", Kind: "Service", Metadata: meta(coordName, "coordinator"),
+		Spec: ServiceSpec{Selector: labels("coordinator"), Ports: []ServicePort{{
+			Name: "pglab", Port: int32(s.Port), TargetPort: "pglab", Protocol: "TCP"}}}}
+	o.Coordinator = &Job{APIVersion: "batch/v1", Kind: "Job", Metadata: meta(coordName, "coordinator"),
+		Spec: JobSpec{BackoffLimit: &zero, Template: PodTemplateSpec{
+			Metadata: ObjectMeta{Labels: labels("coordinator")}, Spec: coordPod}}}
 
 	join := coordName + ":" + strconv.Itoa(s.Port)
 	if s.Namespace != "" {
 		join = coordName + "." + s.Namespace + ".svc:" + strconv.Itoa(s.Port)
 	}
-	o.Workers = &batchv1.Job{TypeMeta: metav1.TypeMeta{APIVersion: "batch/v1", Kind: "Job"},
-		ObjectMeta: meta(s.Name+"-workers", "worker"),
-		Spec: batchv1.JobSpec{
-			CompletionMode: &indexed, Completions: &workers, Parallelism: &workers, BackoffLimit: &zero,
-			Template: corev1.PodTemplateSpec{
-				ObjectMeta: metav1.ObjectMeta{Labels: labels("worker")},
-				Spec: corev1.PodSpec{
-					RestartPolicy: corev1.RestartPolicyNever,
+	o.Workers = &Job{APIVersion: "batch/v1", Kind: "Job", Metadata: meta(s.Name+"-workers", "worker"),
+		Spec: JobSpec{
+			CompletionMode: IndexedCompletion, Completions: &workers, Parallelism: &workers, BackoffLimit: &zero,
+			Template: PodTemplateSpec{
+				Metadata: ObjectMeta{Labels: labels("worker")},
+				Spec: PodSpec{
+					RestartPolicy: RestartNever,
 					// one worker per node where the cluster has the nodes:
 					// load generators that share a node share its CPU
-					Affinity: &corev1.Affinity{PodAntiAffinity: &corev1.PodAntiAffinity{
-						PreferredDuringSchedulingIgnoredDuringExecution: []corev1.WeightedPodAffinityTerm{{
-							Weight: 100, PodAffinityTerm: corev1.PodAffinityTerm{
-								LabelSelector: &metav1.LabelSelector{MatchLabels: labels("worker")},
+					Affinity: &Affinity{PodAntiAffinity: &PodAntiAffinity{
+						Preferred: []WeightedPodAffinityTerm{{
+							Weight: 100, PodAffinityTerm: PodAffinityTerm{
+								LabelSelector: &LabelSelector{MatchLabels: labels("worker")},
 								TopologyKey:   "kubernetes.io/hostname"}}}}},
-					Containers: []corev1.Container{{
+					Containers: []Container{{
 						Name: "worker", Image: s.Image, Command: []string{"pglab"},
 						Args: []string{"worker", "--join=" + join, "--join-timeout=10m"},
-						Env:  []corev1.EnvVar{secretEnv("PGLAB_TOKEN", TokenKey), secretEnv("PGPASSWORD", PasswordKey)},
+						Env:  []EnvVar{secretEnv("PGLAB_TOKEN", TokenKey), secretEnv("PGPASSWORD", PasswordKey)},
 					}},
 				},
 			},
@@ -213,7 +204,7 @@ func Manifests(s Spec) ([]byte, error) {
 		objs = append([]any{o.Scripts}, objs...)
 	}
 	for _, obj := range objs {
-		y, err := yaml.Marshal(obj)
+		y, err := yaml.MarshalWithOptions(obj, yaml.Indent(2), yaml.UseLiteralStyleIfMultiline(true))
 		if err != nil {
 			return nil, fmt.Errorf("encode manifest: %w", err)
 		}

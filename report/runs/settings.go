@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/pglab/pglab/internal/units"
 	"github.com/pglab/pglab/results"
 )
 
@@ -112,16 +113,7 @@ func FormatSetting(s results.Setting) string {
 		return "-1"
 	}
 	if bytes, ok := memUnitBytes(unit); ok {
-		total := n * bytes
-		for _, u := range []struct {
-			size  int64
-			label string
-		}{{1 << 40, "TB"}, {1 << 30, "GB"}, {1 << 20, "MB"}, {1 << 10, "kB"}} {
-			if total != 0 && total%u.size == 0 {
-				return strconv.FormatInt(total/u.size, 10) + u.label
-			}
-		}
-		return strconv.FormatInt(total, 10) + "B"
+		return units.Exact(n * bytes)
 	}
 	if ms, ok := timeUnitMs(unit); ok {
 		total := n * ms

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/pglab/pglab/internal/units"
 	"github.com/pglab/pglab/results"
 )
 
@@ -216,12 +217,4 @@ func cloneMethod(m string) string {
 	return m
 }
 
-func formatBytes(n int64) string {
-	switch {
-	case n >= 1<<30:
-		return fmt.Sprintf("%.1f GB", float64(n)/(1<<30))
-	case n >= 1<<20:
-		return fmt.Sprintf("%.0f MB", float64(n)/(1<<20))
-	}
-	return fmt.Sprintf("%.0f kB", float64(n)/(1<<10))
-}
+func formatBytes(n int64) string { return units.Bytes(float64(n)) }

@@ -9,6 +9,7 @@ import (
 	"github.com/pglab/pglab/report/internal/words"
 
 	"github.com/pglab/pglab/compare"
+	"github.com/pglab/pglab/internal/units"
 	"github.com/pglab/pglab/results"
 )
 
@@ -113,20 +114,13 @@ func hostLine(h results.Host) string {
 	return strings.Join(parts, " · ")
 }
 
-// formatDuration prints a run's wall time, e.g. "1 min 40 s".
+// formatDuration prints a run's wall time, e.g. "1 min 40 s"
+// (units.Elapsed); nothing for a negative one.
 func formatDuration(d time.Duration) string {
 	if d < 0 {
 		return ""
 	}
-	d = d.Round(time.Second)
-	h, m, s := int(d.Hours()), int(d.Minutes())%60, int(d.Seconds())%60
-	switch {
-	case h > 0:
-		return fmt.Sprintf("%d h %d min", h, m)
-	case m > 0:
-		return fmt.Sprintf("%d min %d s", m, s)
-	}
-	return fmt.Sprintf("%d s", s)
+	return units.Elapsed(d)
 }
 
 // Finite maps a float to JSON: null for NaN and infinities, which

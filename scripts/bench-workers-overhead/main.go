@@ -59,8 +59,8 @@ func run() error {
 	defer os.RemoveAll(tmp)
 	pglab := filepath.Join(tmp, "pglab")
 	fmt.Println("building pglab ...")
-	if out, err := exec.Command("go", "build", "-o", pglab, "./cmd/pglab").CombinedOutput(); err != nil {
-		return fmt.Errorf("go build: %v\n%s", err, out)
+	if out, err := exec.Command("scripts/build", pglab).CombinedOutput(); err != nil {
+		return fmt.Errorf("scripts/build: %v\n%s", err, out)
 	}
 	name := fmt.Sprintf("overhead%d", os.Getpid())
 	out, err := exec.Command(pglab, "pg", "start", "--version", *version, "--name", name,

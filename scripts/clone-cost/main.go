@@ -28,6 +28,7 @@ import (
 	"github.com/pglab/pglab/bench/initdata"
 	"github.com/pglab/pglab/dataset"
 	"github.com/pglab/pglab/internal/coldcache"
+	"github.com/pglab/pglab/internal/units"
 	"github.com/pglab/pglab/pgserver"
 )
 
@@ -119,7 +120,7 @@ func measure(ctx context.Context, b *pgserver.Binaries, c cluster, tries int) er
 	if err != nil {
 		return err
 	}
-	fmt.Printf("  (%.0f MB of recycled WAL removed before cloning)\n", float64(trimmed)/1e6)
+	fmt.Printf("  (%s of recycled WAL removed before cloning)\n", units.Bytes(float64(trimmed)))
 	return measureClones(inst.DataDir(), tries)
 }
 
@@ -215,6 +216,6 @@ func exec(name string) error {
 func report(what string, bytes int64, took []time.Duration) {
 	slices.Sort(took)
 	med := took[len(took)/2]
-	fmt.Printf("  %-42s %7.0f MB  median %6.2f s  (min %.2f, max %.2f)  %6.0f MB/s\n", what, float64(bytes)/1e6,
-		med.Seconds(), took[0].Seconds(), took[len(took)-1].Seconds(), float64(bytes)/1e6/med.Seconds())
+	fmt.Printf("  %-42s %9s  median %6.2f s  (min %.2f, max %.2f)  %11s\n", what, units.Bytes(float64(bytes)),
+		med.Seconds(), took[0].Seconds(), took[len(took)-1].Seconds(), units.ByteRate(float64(bytes)/med.Seconds()))
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/pglab/pglab/dataset"
 	"github.com/pglab/pglab/internal/coldcache"
+	"github.com/pglab/pglab/internal/units"
 	"github.com/pglab/pglab/pgserver"
 	"github.com/pglab/pglab/results"
 	"github.com/pglab/pglab/study"
@@ -106,7 +107,7 @@ func (seqScan) Setup(ctx context.Context, s *study.Session) error {
 		return err
 	}
 	if relBytes <= sbBytes {
-		s.Note("the table (%d MB) fits in shared_buffers (%d MB): raise scale for a scan larger than shared_buffers", relBytes>>20, sbBytes>>20)
+		s.Note("the table (%s) fits in shared_buffers (%s): raise scale for a scan larger than shared_buffers", units.Bytes(float64(relBytes)), units.Bytes(float64(sbBytes)))
 	}
 	return nil
 }

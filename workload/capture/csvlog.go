@@ -144,7 +144,7 @@ func (c *csvReader) readRecord() (int64, error) {
 			return start, nil
 		}
 		if len(c.rec) > MaxRecord {
-			return start, &inputError{c.file, start, fmt.Errorf("a record longer than %d MiB", MaxRecord>>20)}
+			return start, &inputError{c.file, start, fmt.Errorf("a record longer than %d MB", MaxRecord>>20)}
 		}
 		switch {
 		case err == nil, errors.Is(err, bufio.ErrBufferFull):

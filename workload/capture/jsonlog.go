@@ -109,7 +109,7 @@ func (l *lineReader) next() (line []byte, complete bool, err error) {
 		case errors.Is(err, bufio.ErrBufferFull):
 			l.buf = append(l.buf, chunk...)
 			if len(l.buf) > MaxRecord {
-				return nil, false, fmt.Errorf("a line longer than %d MiB", MaxRecord>>20)
+				return nil, false, fmt.Errorf("a line longer than %d MB", MaxRecord>>20)
 			}
 		case errors.Is(err, io.EOF):
 			l.buf = append(l.buf, chunk...)

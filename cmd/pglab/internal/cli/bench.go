@@ -5,11 +5,13 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"time"
 
 	"github.com/pglab/pglab/bench"
 	"github.com/pglab/pglab/bench/initdata"
 	"github.com/pglab/pglab/internal/buildinfo"
 	"github.com/pglab/pglab/internal/pgnet"
+	"github.com/pglab/pglab/lab"
 	"github.com/pglab/pglab/pgserver"
 	"github.com/spf13/cobra"
 )
@@ -160,7 +162,13 @@ func runBench(env *Env, args []string) int {
 	case b.coord.listen != "":
 		return b.coordinate(cfg)
 	}
+	started := time.Now()
 	res, err := bench.Run(env.Ctx, cfg)
+	if b.coord.store != "" {
+		if serr := b.store(lab.BenchRun{Started: started, Config: cfg, Result: res, Err: err}); serr != nil {
+			b.errorf("%s", serr)
+		}
+	}
 	return b.finish(res, err)
 }
 

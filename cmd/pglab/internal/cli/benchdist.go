@@ -72,8 +72,8 @@ func (f *coordFlags) check() error {
 		return fmt.Errorf("--k8s-job needs --image IMAGE (a container image with pglab on its PATH)")
 	case f.k8sJob == "" && (f.image != "" || f.namespace != "" || f.secret != ""):
 		return fmt.Errorf("--image, --k8s-namespace and --k8s-secret belong to --k8s-job")
-	case f.listen == "" && f.k8sJob == "" && (f.token != "" || f.joinTimeout > 0 || f.readyTimeout > 0 || f.store != ""):
-		return fmt.Errorf("--token, --join-timeout, --ready-timeout and --store belong to --listen")
+	case f.listen == "" && f.k8sJob == "" && (f.token != "" || f.joinTimeout > 0 || f.readyTimeout > 0):
+		return fmt.Errorf("--token, --join-timeout and --ready-timeout belong to --listen")
 	}
 	return nil
 }
@@ -103,6 +103,7 @@ func (b *benchRun) coordinate(cfg bench.Config) int {
 		fmt.Fprintf(env.Stderr, "%s: waiting for %d workers: pglab worker --join %s\n", benchProg, f.workers, co.Addr())
 	}
 	var out *dist.Outcome
+	started := time.Now()
 	err = co.Accept(env.Ctx)
 	if err == nil {
 		out, err = co.Run(env.Ctx, cfg)
@@ -113,7 +114,7 @@ func (b *benchRun) coordinate(cfg bench.Config) int {
 	} else {
 		co.Close(nil)
 	}
-	if serr := b.storeCoordinated(cfg, out, err); serr != nil {
+	if serr := b.storeCoordinated(cfg, started, out, err); serr != nil {
 		b.errorf("%s", serr)
 	}
 	switch {
@@ -145,11 +146,16 @@ func (b *benchRun) writeWorkers(out *dist.Outcome) {
 	}
 }
 
-// storeCoordinated keeps the run in the results store (lab.StoreBench).
-func (b *benchRun) storeCoordinated(cfg bench.Config, out *dist.Outcome, runErr error) error {
-	id, where, err := lab.StoreBench(context.WithoutCancel(b.env.Ctx), lab.BenchRun{Store: b.coord.store,
-		Command: append([]string{"pglab"}, b.env.Args...), Config: cfg, Workers: b.coord.workers, Listen: b.coord.listen,
-		Outcome: out, Err: runErr, Interrupted: b.env.Ctx.Err() != nil})
+// storeCoordinated keeps a coordinated run in the results store.
+func (b *benchRun) storeCoordinated(cfg bench.Config, started time.Time, out *dist.Outcome, runErr error) error {
+	return b.store(lab.BenchRun{Started: started, Config: cfg, Workers: b.coord.workers, Listen: b.coord.listen, Outcome: out, Err: runErr})
+}
+
+// store keeps a run of this command line in --store (lab.StoreBench) and
+// says where.
+func (b *benchRun) store(r lab.BenchRun) error {
+	r.Store, r.Command, r.Interrupted = b.coord.store, append([]string{"pglab"}, b.env.Args...), b.env.Ctx.Err() != nil
+	id, where, err := lab.StoreBench(context.WithoutCancel(b.env.Ctx), r)
 	if err != nil {
 		return err
 	}

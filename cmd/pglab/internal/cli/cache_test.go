@@ -168,7 +168,7 @@ func TestCacheListAndClear(t *testing.T) {
 	if r.code != 0 {
 		t.Fatalf("cache list: exit %d: %s", r.code, r.stderr)
 	}
-	for _, want := range []string{"PostgreSQL builds (", "VERSION", "Datasets (", "limit 40.0 GB",
+	for _, want := range []string{"PostgreSQL builds (", "VERSION", "Datasets (", "limit 40 GB",
 		"ID  ", "DATASET", "vacuum-table rows=1000 index=no", "checksums=off", "complete"} {
 		if !strings.Contains(r.stdout, want) {
 			t.Errorf("cache list lacks %q:\n%s", want, r.stdout)
@@ -179,7 +179,7 @@ func TestCacheListAndClear(t *testing.T) {
 		t.Errorf("cache clear: exit %d: %s%s", r.code, r.stdout, r.stderr)
 	}
 	r = run(t, "cache", "list")
-	if strings.Contains(r.stdout, "rows=1000") || !strings.Contains(r.stdout, "0 datasets, 0 B") {
+	if strings.Contains(r.stdout, "rows=1000") || !strings.Contains(r.stdout, "0 datasets, 0 bytes") {
 		t.Errorf("after clear, cache list shows:\n%s", r.stdout)
 	}
 }

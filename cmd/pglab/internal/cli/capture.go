@@ -7,8 +7,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/dustin/go-humanize"
 	"github.com/pglab/pglab/internal/buildinfo"
+	"github.com/pglab/pglab/internal/units"
 	"github.com/pglab/pglab/workload"
 	"github.com/pglab/pglab/workload/capture"
 	"github.com/spf13/cobra"
@@ -204,7 +204,7 @@ func inspectWorkload(w io.Writer, path string) error {
 }
 
 // captureCount formats n with thousands separators.
-func captureCount(n int64) string { return humanize.Comma(n) }
+func captureCount(n int64) string { return units.Count(n) }
 
 func capturePlural(n int, word string) string { return capturePlural64(int64(n), word) }
 
@@ -215,8 +215,8 @@ func capturePlural64(n int64, word string) string {
 	return captureCount(n) + " " + word + "s"
 }
 
-// captureBytes formats a size in bytes (KiB, MiB, GiB).
-func captureBytes(n int64) string { return humanize.IBytes(uint64(max(n, 0))) }
+// captureBytes formats a size in bytes (kB, MB, GB: powers of 1024).
+func captureBytes(n int64) string { return units.Bytes(float64(n)) }
 
 // indentLines puts prefix before every line of s.
 func indentLines(s, prefix string) string {

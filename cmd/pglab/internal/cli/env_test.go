@@ -74,7 +74,7 @@ func TestStudyUnderEnvironment(t *testing.T) {
 		t.Fatalf("targets %+v", doc.Targets)
 	}
 	rec := doc.Targets[0].Env
-	if rec.Name != "ebs40" || rec.Spec != "ebs40:memory=512MiB,read=40MB/s" || len(rec.Limits) != 2 || rec.Cgroup == "" {
+	if rec.Name != "ebs40" || rec.Spec != "ebs40:memory=512MB,read=40MB/s" || len(rec.Limits) != 2 || rec.Cgroup == "" {
 		t.Errorf("env record %+v", rec)
 	}
 	for _, l := range rec.Limits {

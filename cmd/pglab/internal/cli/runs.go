@@ -7,6 +7,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/pglab/pglab/internal/units"
 	"github.com/pglab/pglab/results"
 	"github.com/spf13/cobra"
 )
@@ -114,11 +115,11 @@ func runDuration(r results.RunRecord) string {
 		}
 		return "-"
 	}
-	d := r.FinishedAt.Sub(r.StartedAt).Round(time.Second)
+	d := r.FinishedAt.Sub(r.StartedAt)
 	if d < time.Second {
-		return "<1s"
+		return "<1 s"
 	}
-	return d.String()
+	return units.Elapsed(d)
 }
 
 func orNone(s string) string {

@@ -13,6 +13,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/pglab/pglab/internal/units"
 	"github.com/pglab/pglab/results"
 )
 
@@ -288,21 +289,8 @@ func runDuration(r results.RunRecord, now time.Time) (string, int64) {
 }
 
 // formatDuration prints a duration like the report does: "42 s",
-// "3 min 5 s", "1 h 20 min".
-func formatDuration(d time.Duration) string {
-	if d < 0 {
-		d = 0
-	}
-	d = d.Round(time.Second)
-	h, m, s := int(d.Hours()), int(d.Minutes())%60, int(d.Seconds())%60
-	switch {
-	case h > 0:
-		return strconv.Itoa(h) + " h " + strconv.Itoa(m) + " min"
-	case m > 0:
-		return strconv.Itoa(m) + " min " + strconv.Itoa(s) + " s"
-	}
-	return strconv.Itoa(s) + " s"
-}
+// "3 min 5 s", "1 h 20 min" (units.Elapsed).
+func formatDuration(d time.Duration) string { return units.Elapsed(d) }
 
 // versionLess orders major versions numerically ("9.6" < "13" < "17").
 func versionLess(a, b string) bool {
