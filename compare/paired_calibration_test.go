@@ -206,7 +206,7 @@ func (t *pairedTally) add(f *Family, cells []simCell) {
 
 // String formats the tally for the test log.
 func (t pairedTally) String() string {
-	return fmt.Sprintf("%d/%d reports with a call (%.1f %%); %d calls (%d case, %d measure level), %d false; %.0f %% of cells resolved",
+	return fmt.Sprintf("%d/%d reports with a call (%.1f %%); %d calls (%d of cases; %d measures changed), %d false; %.0f %% of cells resolved on their own",
 		t.withCall, t.reports, 100*float64(t.withCall)/float64(t.reports), t.calls, t.caseCalls, t.measureCalls,
 		t.falseCalls, 100*float64(t.resolved)/float64(max(t.cells, 1)))
 }
@@ -365,7 +365,7 @@ func sequentialReport(t *testing.T, cells []simCell, shape pairedShape, d Design
 // most Alpha of them, and the changes of versionsShift are called.
 func TestPairedCalibrationAuto(t *testing.T) {
 	reports := 100 * calibrationScale(t)
-	d := PlanPairedDesign(11, 0.05, 0, 0)
+	d := verdictDesign()
 	for _, name := range []string{"drifting", "bimodal", "heavy", "quiet"} {
 		for _, shift := range []bool{false, true} {
 			sim := pairedSim{shape: quickPaired, model: pairedModels[name]}
