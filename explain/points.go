@@ -1,0 +1,153 @@
+package explain
+
+import (
+	"strings"
+
+	"github.com/pglab/pglab/compare"
+)
+
+// pointers name, per kind of cause, the settings and build choices that
+// drive it: a cause points to those of them that differ between the two
+// targets. A name ending in "*" is a prefix.
+var pointers = map[Kind][]string{
+	KindFPI:       {"full_page_writes", "wal_compression", "data_checksums", "wal_log_hints", "checkpoint_timeout", "max_wal_size", "block_size"},
+	KindWALRecord: {"wal_level", "data_checksums", "wal_log_hints", "wal_compression", "vacuum_*", "block_size"},
+	KindWALSync:   {"synchronous_commit", "fsync", "wal_sync_method", "commit_delay", "commit_siblings", "synchronous_standby_names"},
+	KindWALWrite:  {"wal_buffers", "wal_writer_delay", "wal_writer_flush_after", "synchronous_commit", "wal_compression"},
+	KindCPU:       {"jit*", "data_checksums", "wal_compression", "huge_pages"},
+	KindFunction:  {"jit*", "data_checksums", "wal_compression"},
+	KindCPUWait:   {"max_parallel_*", "max_worker_processes"},
+	KindPlan: {"enable_*", "random_page_cost", "seq_page_cost", "cpu_*_cost", "effective_cache_size", "work_mem",
+		"hash_mem_multiplier", "max_parallel_workers_per_gather", "parallel_*", "jit*", "default_statistics_target", "join_collapse_limit", "from_collapse_limit"},
+	KindClient: {},
+}
+
+// waitPointers are the settings that drive a wait event, by the event's
+// type or name (a name ending in "*" is a prefix).
+var waitPointers = map[string][]string{
+	"IO:DataFileRead":      {"shared_buffers", "effective_io_concurrency", "io_combine_limit", "io_method", "maintenance_io_concurrency"},
+	"IO:DataFilePrefetch":  {"effective_io_concurrency", "io_combine_limit", "io_method"},
+	"IO:DataFileExtend":    {"shared_buffers"},
+	"IO:DataFileWrite":     {"shared_buffers", "bgwriter_*", "backend_flush_after"},
+	"IO:BufFileRead":       {"work_mem", "hash_mem_multiplier", "maintenance_work_mem"},
+	"IO:BufFileWrite":      {"work_mem", "hash_mem_multiplier", "maintenance_work_mem"},
+	"IO:WALSync":           {"synchronous_commit", "fsync", "wal_sync_method", "commit_delay"},
+	"IO:WALWrite":          {"wal_buffers", "synchronous_commit"},
+	"IPC:SyncRep":          {"synchronous_commit", "synchronous_standby_names"},
+	"LWLock:WALInsert":     {"wal_buffers"},
+	"LWLock:WALWrite":      {"wal_buffers", "synchronous_commit"},
+	"LWLock:BufferMapping": {"shared_buffers"},
+	"Timeout:VacuumDelay":  {"vacuum_cost_*", "autovacuum_vacuum_cost_*"},
+}
+
+// functionPointers are the settings a function's name points to, by the
+// name's prefix.
+var functionPointers = map[string][]string{
+	"pg_checksum":             {"data_checksums"},
+	"pglz_":                   {"wal_compression"},
+	"LZ4_":                    {"wal_compression"},
+	"ZSTD_":                   {"wal_compression"},
+	"llvm":                    {"jit*"},
+	"jit_":                    {"jit*"},
+	"XLogCompressBackupBlock": {"wal_compression"},
+}
+
+// attachSettings names, on each cause, the differences between the
+// card's two targets that drive it, and lists every difference on the
+// card, the ones asked for first.
+func attachSettings(card *Card, in Input) {
+	if in.Differences == nil {
+		return
+	}
+	diffs := in.Differences(card.Baseline, card.Target)
+	var asked, other []string
+	for _, d := range diffs {
+		if d.Asked {
+			asked = append(asked, d.Text)
+		} else {
+			other = append(other, d.Text)
+		}
+	}
+	card.Settings = append(asked, other...)
+	for i := range card.Causes {
+		c := &card.Causes[i]
+		names := pointers[c.Kind]
+		if c.Kind == KindWait {
+			names = waitPointers[c.Name]
+		}
+		if c.Kind == KindFunction {
+			for prefix, ns := range functionPointers {
+				if strings.HasPrefix(c.Name, prefix) {
+					names = append(names, ns...)
+				}
+			}
+		}
+		for _, d := range diffs {
+			if matchesAny(d.Name, names) {
+				c.Points = append(c.Points, d.Text)
+			}
+		}
+	}
+}
+
+// matchesAny reports whether name is one of names or has the prefix of
+// one ending in "*".
+func matchesAny(name string, names []string) bool {
+	for _, n := range names {
+		if p, ok := strings.CutSuffix(n, "*"); ok && strings.HasPrefix(name, p) || n == name {
+			return true
+		}
+	}
+	return false
+}
+
+// planCause returns a cause for a plan whose shape differs between the
+// change's two targets, nil when both have the same shape or either has
+// none recorded.
+func planCause(in Input, study, caseKey string, c compare.Change) *Cause {
+	if in.Plans == nil {
+		return nil
+	}
+	hb, tb := in.Plans(study, caseKey, c.Baseline)
+	ht, tt := in.Plans(study, caseKey, c.Target)
+	if hb == "" || ht == "" || hb == ht {
+		return nil
+	}
+	return &Cause{Kind: KindPlan, Metric: planChangeText(tb, tt), Share: 1}
+}
+
+// planChangeText says how a plan changed from its first node: "Index Scan
+// using items_pkey → Seq Scan on items".
+func planChangeText(base, target string) string {
+	first := func(tree string) string {
+		for _, line := range strings.Split(tree, "\n") {
+			if l := strings.TrimSpace(strings.TrimLeft(line, " ->")); l != "" {
+				return l
+			}
+		}
+		return "?"
+	}
+	return "another shape: " + first(base) + " → " + first(target)
+}
+
+// missingOf returns what evidence the change's targets could not give:
+// the WAL by record type, the CPU by function (and that the profile was
+// off when neither said why).
+func missingOf(in Input, study, caseKey string, c compare.Change) []string {
+	var out []string
+	seen := map[string]bool{}
+	families := map[string]string{"wal_rec_bytes": "WAL by record type", "cpu_fn_ms": "CPU by function"}
+	if in.Missing != nil {
+		for _, target := range []string{c.Baseline, c.Target} {
+			for fam, why := range in.Missing(study, caseKey, target) {
+				name, ok := families[fam]
+				if !ok || seen[fam+why] {
+					continue
+				}
+				seen[fam+why] = true
+				out = append(out, name+" on "+target+": "+why)
+			}
+		}
+	}
+	return out
+}
