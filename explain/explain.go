@@ -270,6 +270,9 @@ func buildCard(in Input, cg verdict.CaseGroup, study, metric string, c compare.C
 	if timeUnit(fig.Unit) > 0 && len(functionCandidates(cg, c.Baseline, c.Target)) == 0 && !mentions(card.Missing, "CPU by function") {
 		card.Missing = append(card.Missing, "CPU by function: not sampled (compare or study --profile samples it)")
 	}
+	if _, ok := metricOf(cg, walRecTotal); isWALVolume(metric) && !ok && !mentions(card.Missing, "WAL by record type") {
+		card.Missing = append(card.Missing, "WAL by record type: not recorded with this run (read on PostgreSQL 15 and later)")
+	}
 	return card, true
 }
 

@@ -198,7 +198,9 @@ const pageHTML = `<!DOCTYPE html>
 <thead><tr>{{range $sv.TableHead false}}<th>{{.}}</th>{{end}}</tr></thead>
 <tbody>{{range .Rows}}<tr>{{range .Case.Values}}<td class="label">{{.}}</td>{{end}}{{range .Values}}<td class="num">{{.Text}}{{with .Marks}} <sup>{{marks .}}</sup>{{end}}</td>{{end}}{{range .Changes}}<td class="num {{.Class}}">{{.Text}}{{with .Marks}} <sup>{{marks .}}</sup>{{end}}</td>{{end}}</tr>
 {{end}}</tbody></table></div>
-{{end}}{{with .Others}}{{if $sv.Tables}}<details><summary>{{.Head}} ({{len .Rows}} rows)</summary>{{end}}
+{{end}}{{if .Cards}}<h3>Why: the causes of each called change</h3>
+{{range .Cards}}<div class="card"><p><b>{{.Title}}</b></p>{{if .Causes}}<ol>{{range .Causes}}<li>{{.}}</li>{{end}}</ol>{{end}}<p class="about">{{.Explained}}</p>{{with .Settings}}<p class="about">{{.}}</p>{{end}}{{range .Missing}}<p class="about">Not measured: {{.}}</p>{{end}}</div>
+{{end}}{{end}}{{with .Others}}{{if $sv.Tables}}<details><summary>{{.Head}} ({{len .Rows}} rows)</summary>{{end}}
 <div class="scroll"><table>
 <thead><tr>{{range $sv.TableHead true}}<th>{{.}}</th>{{end}}</tr></thead>
 <tbody>{{range .Rows}}<tr>{{range .Case.Values}}<td class="label">{{.}}</td>{{end}}<td class="label">{{.MetricHead}}</td>{{range .Values}}<td class="num">{{.Text}}{{with .Marks}} <sup>{{marks .}}</sup>{{end}}</td>{{end}}{{range .Changes}}<td class="num {{.Class}}">{{.Text}}{{with .Marks}} <sup>{{marks .}}</sup>{{end}}</td>{{end}}</tr>

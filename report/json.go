@@ -11,6 +11,7 @@ import (
 
 	"github.com/pglab/pglab/compare"
 	"github.com/pglab/pglab/env"
+	"github.com/pglab/pglab/explain"
 	"github.com/pglab/pglab/results"
 	"github.com/pglab/pglab/verdict"
 )
@@ -153,6 +154,27 @@ type jsonStudy struct {
 	// the machine did during the steps, the rounds disturbed by foreign
 	// load, and what would resolve what is unresolved.
 	Noise []view.Noise `json:"noise,omitempty"`
+	// Cards are the cause cards of the study's called changes: each
+	// cause's figure on both sides per step, its change with its 95 %
+	// interval over the rounds, its share of the change and its test;
+	// what differs between the targets and what was not measured.
+	Cards []jsonCard `json:"cause_cards,omitempty"`
+}
+
+// jsonCard is a cause card.
+type jsonCard struct {
+	Case      string          `json:"case"`
+	Metric    string          `json:"metric"`
+	Target    string          `json:"target"`
+	Baseline  string          `json:"baseline"`
+	Delta     float64         `json:"delta"`
+	Unit      string          `json:"unit"`
+	Explained float64         `json:"explained"`
+	Tested    int             `json:"candidates_tested"`
+	Causes    []explain.Cause `json:"causes"`
+	Settings  []string        `json:"differences,omitempty"`
+	Missing   []string        `json:"not_measured,omitempty"`
+	Text      string          `json:"text"`
 }
 
 // jsonOutput is one text artefact: what the server (or a program) said
@@ -459,6 +481,15 @@ func jsonDocOf(v *view.Report) jsonDoc {
 func jsonStudyOf(sv *view.Study, d *runs.Dataset) jsonStudy {
 	js := jsonStudy{Name: sv.Name, Title: sv.Title, Source: sv.Source, Reps: sv.Reps, Targets: sv.Targets,
 		Cases: []jsonCase{}, Metrics: []jsonMetric{}, Warnings: sv.General, LoadRuns: sv.LoadLine, Noise: sv.Noise}
+	for _, cv := range sv.Cards {
+		c := cv.Card
+		causes := c.Causes
+		if causes == nil {
+			causes = []explain.Cause{}
+		}
+		js.Cards = append(js.Cards, jsonCard{Case: cv.Case, Metric: c.Metric, Target: c.Target, Baseline: c.Baseline,
+			Delta: c.Delta, Unit: c.Unit, Explained: c.Explained, Tested: c.Candidates, Causes: causes, Settings: c.Settings, Missing: c.Missing, Text: cv.Explained})
+	}
 	if js.Targets == nil {
 		js.Targets = []string{}
 	}

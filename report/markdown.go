@@ -210,6 +210,7 @@ func writeStudyMarkdown(sv *view.Study, w *bufio.Writer) {
 			writeTableMarkdown(sv, w, t, false)
 		}
 	}
+	writeCardsMarkdown(sv, w)
 	if sv.Others != nil {
 		if len(sv.Tables) > 0 {
 			fmt.Fprintf(w, "\n### %s\n\n", mdText(sv.Others.Head))
@@ -244,6 +245,31 @@ func writeStudyMarkdown(sv *view.Study, w *bufio.Writer) {
 	}
 	if l := sv.LeftOut(); l != "" {
 		fmt.Fprintf(w, "\n%s\n", mdText(l))
+	}
+}
+
+// writeCardsMarkdown writes the cause cards of the study's called
+// changes under "Why".
+func writeCardsMarkdown(sv *view.Study, w *bufio.Writer) {
+	if len(sv.Cards) == 0 {
+		return
+	}
+	fmt.Fprintf(w, "\n### Why: the causes of each called change\n")
+	for _, cv := range sv.Cards {
+		fmt.Fprintf(w, "\n**%s**\n\n", mdText(cv.Title))
+		for i, c := range cv.Causes {
+			fmt.Fprintf(w, "%d. %s\n", i+1, mdText(c))
+		}
+		if len(cv.Causes) > 0 {
+			fmt.Fprintln(w)
+		}
+		fmt.Fprintf(w, "%s\n", mdText(cv.Explained))
+		if cv.Settings != "" {
+			fmt.Fprintf(w, "\n%s\n", mdText(cv.Settings))
+		}
+		for _, m := range cv.Missing {
+			fmt.Fprintf(w, "\n- Not measured: %s\n", mdText(m))
+		}
 	}
 }
 

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/pglab/pglab/compare"
+	"github.com/pglab/pglab/explain"
 	"github.com/pglab/pglab/results"
 	"github.com/pglab/pglab/verdict"
 )
@@ -18,6 +19,9 @@ import (
 // change's outcome across the report (compare.AnalyzeFamily).
 type analysis struct {
 	Family *compare.Family
+	// Cards are the cause cards of the family's called changes
+	// (explain.Build), in its order.
+	Cards []explain.Card
 	// results maps study → case key → metric → the cell's result.
 	Results map[string]map[string]map[string]*compare.Result
 }
@@ -110,6 +114,7 @@ func (d *Dataset) AnalyzeAll(groups []StudyGroup) (*analysis, error) {
 		return nil, err
 	}
 	a.Family = fam
+	a.Cards = explain.Build(explain.Input{Family: fam, Groups: groups, Targets: d.StudyTargets, Missing: d.missingEvidence})
 	for _, cr := range fam.Cells {
 		parts := strings.SplitN(cr.Key, "\x00", 3)
 		a.Results[parts[0]][parts[1]][parts[2]] = cr.Result
@@ -141,6 +146,18 @@ func (d *Dataset) StudyTargets(study string) []string {
 	for _, t := range d.TargetNames() {
 		if has[t] {
 			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// missingEvidence returns, for a case of a study on a target, the
+// evidence families its notes say it could not give, with why.
+func (d *Dataset) missingEvidence(study, caseKey, target string) map[string]string {
+	out := map[string]string{}
+	for _, n := range d.Notes {
+		if n.Study == study && n.Target == target && n.Metric != "" && results.CaseKey(n.Case) == caseKey {
+			out[n.Metric] = n.Text
 		}
 	}
 	return out

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/pglab/pglab/compare"
+	"github.com/pglab/pglab/explain"
 	"github.com/pglab/pglab/report/internal/words"
 )
 
@@ -52,6 +53,23 @@ type Noise struct {
 	Rounds          int `json:"rounds"`
 	// Text says it in a paragraph.
 	Text string `json:"text"`
+}
+
+// CardView is a cause card as a report shows it, under the study of its
+// change.
+type CardView struct {
+	// Title names the change: "95 % updated, no index · WAL written by
+	// VACUUM: pg17 vs pg16, −44 %"; Case is its case's name.
+	Title, Case string
+	// Causes are the causes' lines, the largest share first; Explained
+	// says how much of the change they account for; Settings what
+	// differs between the targets; Missing the evidence they lacked.
+	Causes    []string
+	Explained string
+	Settings  string
+	Missing   []string
+	// Card is the card itself (report.json).
+	Card explain.Card
 }
 
 // OwnEvidence counts primary figures by the outcome each reached on its

@@ -98,6 +98,8 @@ type Study struct {
 	// Noise are the study's noise statements, one per target compared
 	// with the baseline (noise.go).
 	Noise []Noise
+	// Cards are the cause cards of the study's called changes.
+	Cards []CardView
 	// Texts are the study's text artefacts (what the server said), by
 	// kind and case.
 	Texts []TextGroup

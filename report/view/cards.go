@@ -1,0 +1,52 @@
+package view
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/pglab/pglab/explain"
+)
+
+// buildCards lays out the cause cards of the study's called changes, in
+// the order of its cases.
+func (sv *Study) buildCards(cards []explain.Card) {
+	names := map[string]string{}
+	for _, c := range sv.Cases {
+		names[c.Key] = c.Name
+	}
+	for _, card := range cards {
+		if card.Study != sv.Name {
+			continue
+		}
+		cv := CardView{Card: card, Case: names[card.Case], Missing: card.Missing}
+		change := ""
+		if res := sv.Results[card.Case][card.Metric]; res != nil {
+			if c, ok := res.Change(card.Target); ok {
+				change = ", " + c.IntervalText()
+			}
+		}
+		cv.Title = fmt.Sprintf("%s · %s: %s vs %s%s", names[card.Case], sv.MetricHead(card.Metric), card.Target, card.Baseline, change)
+		for _, c := range card.Causes {
+			cv.Causes = append(cv.Causes, c.Text())
+		}
+		cv.Explained = explainedText(card)
+		if len(card.Settings) > 0 {
+			cv.Settings = "Differs between " + card.Baseline + " and " + card.Target + ": " + strings.Join(card.Settings, "; ") + "."
+		}
+		sv.Cards = append(sv.Cards, cv)
+	}
+}
+
+// explainedText says how much of the change the causes account for.
+func explainedText(card explain.Card) string {
+	pct := fmt.Sprintf("%.0f %%", 100*card.Explained)
+	switch {
+	case len(card.Causes) == 0 && card.Candidates == 0:
+		return "Unexplained: no figure that could split it was measured with it."
+	case len(card.Causes) == 0:
+		return fmt.Sprintf("Unexplained: none of the %d figures measured with it moved with the change (each tested, corrected with the report's calls).", card.Candidates)
+	case card.Unexplained():
+		return "Unexplained for the most part: the causes above account for " + pct + " of the change."
+	}
+	return "The causes above account for " + pct + " of the change."
+}
