@@ -23,7 +23,7 @@
 // kernel kills it should the driver die first. Each aa and versions run's
 // directory records quiet or noisy in noise.txt. After aa and versions
 // (and in table) a table of every aa… and vs… run gives its primary
-// cells' outcomes, the family's calls by level, and the criteria of issue
+// cells' outcomes (each on its own rounds), the family's calls, and the criteria of issues
 // 29: unresolved shares, how many A/A reports call anything, and whether
 // the versions runs call COPY TO faster and VACUUM's WAL (95 % updated, no
 // index) smaller.

@@ -19,11 +19,9 @@ type doc struct {
 		Called         int `json:"called"`
 		ExactCalled    int `json:"exact_called"`
 		// A paired family (absent in older reports): the measures'
-		// tests, how many passed, and the calls by level.
-		MeasureTests   int `json:"measure_tests"`
-		MeasuresPassed int `json:"measures_passed"`
-		CaseCalled     int `json:"case_called"`
-		MeasureCalled  int `json:"measure_called"`
+		// own tests and how many measures changed.
+		MeasureTests    int `json:"measure_tests"`
+		MeasuresChanged int `json:"measures_changed"`
 	} `json:"family"`
 	Runs []struct {
 		ID   string `json:"id"`
@@ -68,7 +66,6 @@ type doc struct {
 				P        *float64 `json:"p"`
 				RawP     *float64 `json:"raw_p"`
 				InFamily bool     `json:"in_family"`
-				Level    string   `json:"level"`
 			} `json:"changes"`
 		} `json:"metrics"`
 	} `json:"studies"`
