@@ -14,8 +14,13 @@
 //	    cache, again with it warm, then with a fixed --reps 5: the time per
 //	    study of each, and every primary cell's outcome under --reps auto
 //	    next to --reps 5;
+//	    (-seed-runs warm: only the run with the datasets cached);
 //	go run ./scripts/reps-verdicts table [-dir DIR]
 //	    the tables again from the reports already in DIR.
+//
+// -args adds arguments to every compare of aa and versions ("--reps
+// auto:20", "--param commit.updates=500") and -tag names their series
+// (DIR/vs-cap20-01), for the curve of unresolved share against time.
 //
 // With -noisy each compare has a noisy neighbour: a CPU hog spinning on
 // about one core (this program again, as its hidden subcommand hog),
@@ -44,6 +49,8 @@ import (
 	"os/exec"
 	"os/signal"
 	"path/filepath"
+	"slices"
+	"strings"
 	"syscall"
 	"time"
 )
@@ -66,7 +73,11 @@ func main() {
 	runs := fs.Int("runs", 0, "compares to run (aa: 10, versions: 1)")
 	noisy := fs.Bool("noisy", false, "run each compare beside a CPU hog on about one core (aa, versions)")
 	versions := fs.String("versions", "16,17", "versions compared (versions, seed)")
+	extra := fs.String("args", "", "more arguments of every compare, space-separated (aa, versions), e.g. \"--reps auto:20\"")
+	tag := fs.String("tag", "", "a word in the name of each run's directory (aa, versions), e.g. cap20: DIR/vs-cap20-01")
+	seedRuns := fs.String("seed-runs", "cold,warm,reps5", "the seed-size runs to make, in order (seed)")
 	fs.Parse(os.Args[2:])
+	moreArgs, runTag, seedWhich = strings.Fields(*extra), *tag, strings.Split(*seedRuns, ",")
 	if err := os.MkdirAll(*dir, 0o755); err != nil {
 		fatal(err)
 	}
@@ -85,15 +96,30 @@ func main() {
 func run(ctx context.Context, cmd, dir string, runs int, noisy bool, versions string) error {
 	switch cmd {
 	case "aa":
-		return runSeries(ctx, dir, "aa", orDefault(runs, 10), noisy, "--quiet", "compare", "--aa", "--versions", "17", "--quick")
+		return runSeries(ctx, dir, tagged("aa"), orDefault(runs, 10), noisy, append([]string{"--quiet", "compare", "--aa", "--versions", "17", "--quick"}, moreArgs...)...)
 	case "versions":
-		return runSeries(ctx, dir, "vs", orDefault(runs, 1), noisy, "--quiet", "compare", "--versions", versions, "--quick")
+		return runSeries(ctx, dir, tagged("vs"), orDefault(runs, 1), noisy, append([]string{"--quiet", "compare", "--versions", versions, "--quick"}, moreArgs...)...)
 	case "seed":
 		return runSeed(ctx, dir, versions)
 	case "table":
 		return tables(dir)
 	}
 	return fmt.Errorf("unknown command %q: want aa, versions, seed or table", cmd)
+}
+
+// moreArgs are -args, runTag is -tag, seedWhich the -seed-runs.
+var (
+	moreArgs  []string
+	runTag    string
+	seedWhich []string
+)
+
+// tagged returns a series' prefix with -tag: "vs" or "vs-cap20".
+func tagged(prefix string) string {
+	if runTag == "" {
+		return prefix
+	}
+	return prefix + "-" + runTag
 }
 
 // orDefault is n, or def when n is not positive.
@@ -157,7 +183,9 @@ func runSeed(ctx context.Context, dir, versions string) error {
 	stop := sampleLoad(filepath.Join(dir, "load.log"))
 	defer stop()
 	cache := filepath.Join(dir, "datasets")
-	os.RemoveAll(cache)
+	if slices.Contains(seedWhich, "cold") {
+		os.RemoveAll(cache) // the cold run starts from an empty cache
+	}
 	if err := os.MkdirAll(cache, 0o755); err != nil {
 		return err
 	}
@@ -172,6 +200,9 @@ func runSeed(ctx context.Context, dir, versions string) error {
 		{"seed-warm", nil},
 		{"seed-reps5", []string{"--reps", "5"}},
 	} {
+		if !slices.Contains(seedWhich, strings.TrimPrefix(r.name, "seed-")) {
+			continue
+		}
 		if ctx.Err() != nil {
 			break
 		}
