@@ -52,7 +52,7 @@
 //
 //	{"type":"statement","session":1,"start_us":12345,"duration_us":613,"fp":"9f86d081884c7d65",
 //	 "protocol":"extended","name":"stmtcache_b915","sql":"insert into t values ($1, $2)",
-//	 "params":["1","it's",null],"error":"23505"}
+//	 "params":["1","it's",null],"error":"23505","query_id":-7633180780175882470}
 //
 // A statement ([Statement]) as the session sent it. "protocol" is
 // "simple" (one Query message, which may hold several statements separated
@@ -66,7 +66,11 @@
 // timestamps, so offsets are good to about a millisecond. "duration_us" is
 // the server's duration (of the Execute for the extended protocol), or -1
 // when the log gave none. "error" is the SQLSTATE of a statement that
-// failed (absent when it succeeded). Transaction control (BEGIN, COMMIT,
+// failed (absent when it succeeded). "query_id" is the server's query id
+// of the statement, the key of pg_stat_statements (PostgreSQL 14+ with
+// compute_query_id on: csvlog's and jsonlog's query_id, %Q of a stderr
+// prefix; absent when the log gave none). It is the source server's and
+// holds within its major version only. Transaction control (BEGIN, COMMIT,
 // ROLLBACK, SAVEPOINT) is a statement like any other. Statements of one
 // session come in the order the session ran them; across sessions, in the
 // order the log wrote them.

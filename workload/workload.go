@@ -88,6 +88,11 @@ type Statement struct {
 	Params []Param `json:"params,omitempty"`
 	// Error is the SQLSTATE of a statement that failed.
 	Error string `json:"error,omitempty"`
+	// QueryID is the server's query id of the statement (PostgreSQL 14+
+	// with compute_query_id: csvlog's and jsonlog's query_id, %Q of a
+	// stderr prefix), the key of pg_stat_statements; 0 when the log gave
+	// none.
+	QueryID int64 `json:"query_id,omitempty"`
 }
 
 // Param is a bind parameter in its text form; Null for SQL NULL.

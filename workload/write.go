@@ -119,6 +119,10 @@ func (w *Writer) Statement(s *Statement) error {
 		b = append(b, `,"error":`...)
 		b = AppendJSONString(b, s.Error)
 	}
+	if s.QueryID != 0 {
+		b = append(b, `,"query_id":`...)
+		b = strconv.AppendInt(b, s.QueryID, 10)
+	}
 	b = append(b, "}\n"...)
 	w.buf = b
 	_, err := w.w.Write(b)

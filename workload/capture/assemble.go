@@ -54,6 +54,9 @@ type session struct {
 	bindName    string
 	bindParams  []workload.Param
 	bindHasArgs bool
+	// prepQueryID is the query id of the Parse or Bind before the next
+	// Execute (the log's, 0 when none).
+	prepQueryID int64
 	lastEndUS   int64
 }
 
@@ -132,6 +135,9 @@ func (a *assembler) log(e *entry, key string, m message) error {
 		return a.statement(s, e, m)
 	case mParse, mBind:
 		s.notePrep(e.time - m.durUS)
+		if e.queryID != 0 {
+			s.prepQueryID = e.queryID
+		}
 		if m.kind == mBind {
 			s.bindSQL, s.bindName = m.sql, m.name
 			s.bindParams, s.bindHasArgs = parseParams(e.detail)
@@ -151,9 +157,12 @@ func (a *assembler) statement(s *session, e *entry, m message) error {
 	if err := a.flushPending(s); err != nil {
 		return err
 	}
-	st := &workload.Statement{Protocol: workload.Simple, SQL: m.sql, DurationUS: m.durUS}
+	st := &workload.Statement{Protocol: workload.Simple, SQL: m.sql, DurationUS: m.durUS, QueryID: e.queryID}
 	if m.kind == mExecute {
 		st.Protocol, st.Name = workload.Extended, m.name
+		if st.QueryID == 0 {
+			st.QueryID = s.prepQueryID
+		}
 		if p, ok := parseParams(e.detail); ok {
 			st.Params = p
 		} else if s.bindHasArgs && s.bindSQL == m.sql {
@@ -183,11 +192,17 @@ func (a *assembler) duration(s *session, e *entry, m message) error {
 		st := s.pending
 		s.pending = nil
 		st.DurationUS = m.durUS
+		if e.queryID != 0 {
+			st.QueryID = e.queryID // known once the statement was parsed
+		}
 		return a.emit(s, st)
 	case s.swallow:
 		s.swallow = false
 	default:
 		s.notePrep(e.time - m.durUS)
+		if e.queryID != 0 {
+			s.prepQueryID = e.queryID
+		}
 	}
 	return nil
 }
@@ -204,7 +219,7 @@ func (a *assembler) uncounted(s *session, m message) error {
 		a.skips[SkipFastpath]++
 	}
 	s.swallow = m.durUS < 0
-	s.hasPrep = false
+	s.hasPrep, s.prepQueryID = false, 0
 	return nil
 }
 
@@ -238,9 +253,12 @@ func (a *assembler) failed(e *entry, key string) error {
 	if err := a.flushPending(s); err != nil {
 		return err
 	}
-	st := &workload.Statement{Protocol: workload.Simple, SQL: e.query, DurationUS: -1, Error: code}
+	st := &workload.Statement{Protocol: workload.Simple, SQL: e.query, DurationUS: -1, Error: code, QueryID: e.queryID}
 	if e.tag == "PARSE" || e.tag == "BIND" || s.bindSQL == e.query || s.hasPrep {
 		st.Protocol = workload.Extended
+		if st.QueryID == 0 {
+			st.QueryID = s.prepQueryID
+		}
 		if s.bindSQL == e.query && s.bindHasArgs {
 			st.Params, st.Name = s.bindParams, s.bindName
 		}
@@ -321,7 +339,7 @@ func (a *assembler) skipReason(s *session) string {
 
 // emit writes a statement, or counts why it cannot.
 func (a *assembler) emit(s *session, st *workload.Statement) error {
-	s.hasPrep, s.bindSQL, s.bindParams, s.bindHasArgs = false, "", nil, false
+	s.hasPrep, s.bindSQL, s.bindParams, s.bindHasArgs, s.prepQueryID = false, "", nil, false, 0
 	if r := a.skipReason(s); r != "" {
 		a.skips[r]++
 		return nil

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"time"
 
 	"github.com/pglab/pglab/workload"
@@ -53,6 +54,8 @@ type Counts struct {
 	WithParams int64 // of which with bind parameters
 	Errors     int64 // of which failed
 	Redacted   int64 // of which had a password masked
+	// WithQueryID counts those whose log line gave the server's query id.
+	WithQueryID int64
 }
 
 func (c *Counts) add(st *workload.Statement) {
@@ -66,6 +69,21 @@ func (c *Counts) add(st *workload.Statement) {
 	if st.Error != "" {
 		c.Errors++
 	}
+	if st.QueryID != 0 {
+		c.WithQueryID++
+	}
+}
+
+// QueryIDs says how many statements carry the server's query id, or why
+// none does; "" for a log that cannot carry one.
+func (s *Summary) QueryIDs() string {
+	switch {
+	case s.WithQueryID > 0:
+		return fmt.Sprintf("%s of %s statements (the server's query_id, pg_stat_statements' queryid)", thousands(s.WithQueryID), thousands(s.Statements))
+	case s.Statements == 0 || s.ServerVersion == "13" || s.ServerVersion == "≤12" || (s.Format == Stderr && !s.prefixQueryID):
+		return ""
+	}
+	return "none (the server computed none: compute_query_id was off; pglab capture --settings turns it on)"
 }
 
 // Summary is what a capture took and skipped.
@@ -84,6 +102,8 @@ type Summary struct {
 	Skipped     []workload.Skip
 	// UnknownZones are time zone abbreviations taken as UTC.
 	UnknownZones []string
+	// prefixQueryID tells that a stderr log's prefix has the query id (%Q).
+	prefixQueryID bool
 	Out          string
 	OutBytes     int64
 }
@@ -115,6 +135,7 @@ func Capture(ctx context.Context, opts Options) (*Summary, error) {
 		return nil, err
 	}
 	sum.Format, sum.ServerVersion, sum.Out = format, h.Source.ServerVersion, opts.Out
+	sum.prefixQueryID = format == Stderr && files[0].prefix.has['Q']
 	sum.Sessions, sum.Fingerprints = end.Sessions, end.Fingerprints
 	if end.Statements > 0 {
 		sum.First = h.Origin.Add(time.Duration(end.FirstUS) * time.Microsecond)
@@ -229,4 +250,13 @@ func (f *logFile) mostlyUnknown(st readStats, n int64) error {
 		what = fmt.Sprintf("do not begin with log_line_prefix %q (give the server's log_line_prefix with --prefix)", f.prefix.text)
 	}
 	return fmt.Errorf("%s: %d lines %s, more than the %d messages read: not a log pglab can read this way", f.path, st.unknown, what, n)
+}
+
+// thousands writes n with commas between groups of three digits.
+func thousands(n int64) string {
+	d := strconv.FormatInt(n, 10)
+	for i := len(d) - 3; i > 0 && d[i-1] != '-'; i -= 3 {
+		d = d[:i] + "," + d[i:]
+	}
+	return d
 }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strconv"
 )
 
 // MaxRecord is the longest log record (a csvlog record, a jsonlog line, a
@@ -127,6 +128,9 @@ func (c *csvReader) fill(e *entry) error {
 		detail: f(csvDetail), query: f(csvQuery), app: f(csvApp)}
 	if c.cols > csvBackendType {
 		e.backend = f(csvBackendType)
+	}
+	if c.cols > csvQueryID {
+		e.queryID, _ = strconv.ParseInt(f(csvQueryID), 10, 64)
 	}
 	return nil
 }

@@ -23,6 +23,7 @@ type entry struct {
 	message  string
 	detail   string
 	query    string // the statement of an error (log_min_error_statement)
+	queryID  int64  // the server's query id (csvlog and jsonlog 14+, %Q); 0 when not computed
 	line     int64  // the file's line where the entry begins
 }
 

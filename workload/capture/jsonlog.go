@@ -25,6 +25,7 @@ type jsonLine struct {
 	Statement   string `json:"statement"`
 	Application string `json:"application_name"`
 	BackendType string `json:"backend_type"`
+	QueryID     int64  `json:"query_id"`
 }
 
 // jsonReader reads PostgreSQL's jsonlog: one JSON object per line.
@@ -72,7 +73,7 @@ func (j *jsonReader) next(e *entry) error {
 		}
 		*e = entry{time: t, user: l.User, db: l.DBName, pid: strconv.FormatInt(l.PID, 10), session: l.SessionID,
 			tag: l.PS, severity: l.Severity, sqlstate: l.StateCode, message: l.Message, detail: l.Detail,
-			query: l.Statement, app: l.Application, backend: l.BackendType, line: j.lines.n}
+			query: l.Statement, app: l.Application, backend: l.BackendType, queryID: l.QueryID, line: j.lines.n}
 		j.taken++
 		return nil
 	}

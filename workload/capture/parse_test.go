@@ -115,6 +115,8 @@ func TestPrefix(t *testing.T) {
 		{"%t|%-8u|%d|%c|", "2026-12-02 18:24:58 UTC|bob     |shop|6b10627b.54f2|ERROR:  y",
 			entry{user: "bob", db: "shop", session: "6b10627b.54f2"}, "ERROR:  y"},
 		{"%n [%p] %i ", "1796235898.419 [9] SELECT LOG:  z", entry{pid: "9", tag: "SELECT"}, "LOG:  z"},
+		{RecommendedPrefixQueryID, "2026-12-02 18:24:58.419 UTC [7] 00000 -7633180780175882470 bob@shop/app LOG:  x",
+			entry{pid: "7", user: "bob", db: "shop", app: "app", sqlstate: "00000", queryID: -7633180780175882470}, "LOG:  x"},
 	}
 	for _, tt := range tests {
 		pfx, err := compilePrefix(tt.prefix)
@@ -162,7 +164,7 @@ const csvRow = `2026-12-02 18:24:59.769 UTC,"postgres","pglab",21746,"127.0.0.1:
 
 func TestCSVReader(t *testing.T) {
 	tail := `,,,,,,,,"my app","client backend",,0`
-	log := csvRow + `"duration: 0.613 ms  execute s: insert into t values ($1, ""q"")","Parameters: $1 = 'multi` + "\n" + `line, with comma'"` + tail + "\r\n" +
+	log := csvRow + `"duration: 0.613 ms  execute s: insert into t values ($1, ""q"")","Parameters: $1 = 'multi` + "\n" + `line, with comma'"` + strings.TrimSuffix(tail, "0") + "-8899349068197897227\r\n" +
 		"not,a,csvlog,line\n" +
 		csvRow + `"statement: select 1",` + tail + "\n"
 	rd := newCSVReader(bufio.NewReader(strings.NewReader(log)), "x.csv", &timeParser{})
@@ -171,7 +173,8 @@ func TestCSVReader(t *testing.T) {
 		t.Fatalf("%d entries, %v", len(got), err)
 	}
 	if got[0].message != `duration: 0.613 ms  execute s: insert into t values ($1, "q")` ||
-		got[0].detail != "Parameters: $1 = 'multi\nline, with comma'" || got[0].app != "my app" || got[0].backend != "client backend" {
+		got[0].detail != "Parameters: $1 = 'multi\nline, with comma'" || got[0].app != "my app" || got[0].backend != "client backend" ||
+		got[0].queryID != -8899349068197897227 || got[1].queryID != 0 {
 		t.Errorf("first entry %+v", got[0])
 	}
 	if got[1].line != 4 || got[1].message != "statement: select 1" {

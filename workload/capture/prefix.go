@@ -2,6 +2,7 @@ package capture
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 )
 
@@ -14,6 +15,10 @@ const DefaultPrefix = "%m [%p] "
 // statements), then (for client sessions only) user, database and
 // application.
 const RecommendedPrefix = "%m [%p] %e %q%u@%d/%a "
+
+// RecommendedPrefixQueryID is RecommendedPrefix with the query id (%Q,
+// PostgreSQL 14+) after the SQLSTATE.
+const RecommendedPrefixQueryID = "%m [%p] %e %Q %q%u@%d/%a "
 
 // prefixEscapes are the log_line_prefix escapes the capture reads, with
 // what they hold; the others are refused.
@@ -283,6 +288,8 @@ func (p *prefix) setField(c byte, v string, tp *timeParser, e *entry) bool {
 		e.tag = v
 	case 'e':
 		e.sqlstate = v
+	case 'Q':
+		e.queryID, err = strconv.ParseInt(v, 10, 64)
 	}
 	return err == nil
 }

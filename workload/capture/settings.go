@@ -32,9 +32,16 @@ func SettingsFor(version int, format string) ([]Setting, error) {
 		{"logging_collector", "on", "the collector writes the log files (log_directory, log_filename); csvlog and jsonlog need it", true},
 		{"log_destination", "'" + format + "'", "the log format pglab capture reads", false},
 	}
-	if format == Stderr {
+	if format == Stderr && version < 14 {
 		out = append(out, Setting{"log_line_prefix", "'" + RecommendedPrefix + "'",
 			"time with milliseconds, process, SQLSTATE and, for client sessions, user, database and application (give it to pglab capture --prefix)", false})
+	}
+	if format == Stderr && version >= 14 {
+		out = append(out, Setting{"log_line_prefix", "'" + RecommendedPrefixQueryID + "'",
+			"time with milliseconds, process, SQLSTATE, query id and, for client sessions, user, database and application (give it to pglab capture --prefix)", false})
+	}
+	if version >= 14 {
+		out = append(out, Setting{"compute_query_id", "on", "the server's query id on every statement's log line (query_id; pg_stat_statements' queryid), kept with each fingerprint of the replay (14+)", false})
 	}
 	return append(out,
 		Setting{"log_min_duration_statement", "0", "every completed statement with its duration (extended protocol: parse, bind and execute lines with their parameters)", false},
@@ -50,8 +57,9 @@ func SettingsFor(version int, format string) ([]Setting, error) {
 	), nil
 }
 
-// WriteSettings prints the ALTER SYSTEM lines of SettingsFor, what they
-// cost and how to revert them.
+// WriteSettings prints the ALTER SYSTEM lines of SettingsFor and what
+// they cost: a script that turns the capture's logging on (WriteRevert
+// prints the one that turns it off).
 func WriteSettings(w io.Writer, version int, format string) error {
 	set, err := SettingsFor(version, format)
 	if err != nil {
@@ -60,6 +68,7 @@ func WriteSettings(w io.Writer, version int, format string) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "-- pglab capture: record a workload on PostgreSQL %d as %s.\n", version, format)
 	b.WriteString("-- Run as a superuser on the server to capture, then restart it once if logging_collector was off.\n")
+	b.WriteString("-- To turn this logging off again: the lines of pglab capture --settings --revert (same version and format).\n")
 	for _, s := range set {
 		line := fmt.Sprintf("ALTER SYSTEM SET %s = %s;", s.Name, s.Value)
 		note := s.Why
@@ -70,7 +79,21 @@ func WriteSettings(w io.Writer, version int, format string) error {
 	}
 	b.WriteString("SELECT pg_reload_conf();\n")
 	b.WriteString(settingsNotes)
-	b.WriteString("\n-- To revert (logging_collector goes back at the next restart):\n")
+	_, err = io.WriteString(w, b.String())
+	return err
+}
+
+// WriteRevert prints the ALTER SYSTEM lines that put back what
+// WriteSettings set: each setting reset to the server's configuration
+// file or default.
+func WriteRevert(w io.Writer, version int, format string) error {
+	set, err := SettingsFor(version, format)
+	if err != nil {
+		return err
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "-- pglab capture: stop recording a workload on PostgreSQL %d as %s.\n", version, format)
+	b.WriteString("-- Run as a superuser on the server captured from. logging_collector goes back at the next restart.\n")
 	for _, s := range set {
 		fmt.Fprintf(&b, "ALTER SYSTEM RESET %s;\n", s.Name)
 	}

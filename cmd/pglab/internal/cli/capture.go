@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"io"
@@ -9,6 +10,7 @@ import (
 
 	"github.com/pglab/pglab/internal/buildinfo"
 	"github.com/pglab/pglab/internal/units"
+	"github.com/pglab/pglab/pgserver"
 	"github.com/pglab/pglab/workload"
 	"github.com/pglab/pglab/workload/capture"
 	"github.com/spf13/cobra"
@@ -19,6 +21,8 @@ func init() { register(40, newCaptureCmd) }
 // captureFlags are pglab capture's flags.
 type captureFlags struct {
 	settings       bool
+	revert         bool
+	instance       string
 	version        int
 	logs           []string
 	out            string
@@ -33,7 +37,7 @@ type captureFlags struct {
 func newCaptureCmd(env *Env) *cobra.Command {
 	var cf captureFlags
 	cmd := &cobra.Command{
-		Use:   "capture (--settings [--version N] | --log FILE... --out WORKLOAD | --inspect WORKLOAD)",
+		Use:   "capture (--settings [--revert] [--version N] | --log FILE... --out WORKLOAD | --instance NAME --out WORKLOAD | --inspect WORKLOAD)",
 		Short: "Record a workload: the logging settings to set, and a server log turned into a workload file",
 		Long: `pglab capture turns what a PostgreSQL server logged into a workload file for the
 replay study: its sessions (database, user, application), their statements in order
@@ -41,7 +45,8 @@ with start offsets, durations and bind parameters, and a fingerprint per stateme
 
   --settings        prints the ALTER SYSTEM lines that make a server (--version, 13–18)
                     log every statement in --format (csvlog by default, jsonlog for 15+,
-                    or stderr), what that costs, and how to revert them.
+                    or stderr) with its query id (14+), and what that costs; with
+                    --revert, the lines that put those settings back.
   --log FILE...     reads csvlog, jsonlog or stderr logs of PostgreSQL 13–18 (plain or
                     gzip; the format is detected unless given; a stderr log needs its
                     log_line_prefix, default '` + capture.DefaultPrefix + `') and writes --out (JSON Lines,
@@ -49,6 +54,9 @@ with start offsets, durations and bind parameters, and a fingerprint per stateme
                     Files are read in the order of their first time stamps. It prints what
                     it took and what it could not (COPY data, fast-path calls, other
                     databases, background processes, lines of unknown shape), with counts.
+  --instance NAME   reads the log of an instance of 'pglab pg start' where it writes it:
+                    its log directory (data/log under its directory) once
+                    logging_collector is on, its server.log before.
   --inspect FILE    prints the summary of a workload file.
 
 Passwords in statements and parameters (PASSWORD '…', connection strings) are masked
@@ -56,7 +64,9 @@ before they reach the workload file.
 
 Escapes read in a stderr log's --prefix:
 ` + indentLines(capture.PrefixEscapes(), "  "),
-		Example: `  pglab capture --settings --version 17
+		Example: `  pglab capture --settings --version 17 > capture-on.sql
+  pglab capture --settings --revert --version 17 > capture-off.sql
+  pglab capture --instance pg17 --database shop --out shop.workload.gz
   pglab capture --log /var/lib/postgresql/17/main/log/postgresql-*.csv --out shop.workload.gz
   pglab capture --log postgresql.log --prefix '%m [%p] %q%u@%d ' --database shop --out shop.workload
   pglab capture --inspect shop.workload.gz`,
@@ -65,7 +75,9 @@ Escapes read in a stderr log's --prefix:
 		},
 	}
 	f := cmd.Flags()
-	f.BoolVar(&cf.settings, "settings", false, "print the server settings that record a workload, their cost and how to revert them")
+	f.BoolVar(&cf.settings, "settings", false, "print the server settings that record a workload and their cost")
+	f.BoolVar(&cf.revert, "revert", false, "with --settings: print the lines that put those settings back")
+	f.StringVar(&cf.instance, "instance", "", "read the log of this instance of 'pglab pg start'")
 	f.IntVar(&cf.version, "version", 17, "with --settings: the server's major version (13–18)")
 	f.StringArrayVar(&cf.logs, "log", nil, "a server log file to read (repeat, or list more files after it)")
 	f.StringVar(&cf.out, "out", "", "the workload file to write (gzip when it ends in .gz)")
@@ -82,20 +94,22 @@ Escapes read in a stderr log's --prefix:
 func runCapture(env *Env, cmd *cobra.Command, cf *captureFlags, args []string) error {
 	logs := append(append([]string(nil), cf.logs...), args...)
 	modes := 0
-	for _, on := range []bool{cf.settings, len(logs) > 0, cf.inspect != ""} {
+	for _, on := range []bool{cf.settings, len(logs) > 0, cf.inspect != "", cf.instance != ""} {
 		if on {
 			modes++
 		}
 	}
 	switch {
 	case modes != 1:
-		return badInput("give one of --settings, --log FILE... --out WORKLOAD, or --inspect WORKLOAD (see 'pglab capture --help')")
+		return badInput("give one of --settings, --log FILE... --out WORKLOAD, --instance NAME --out WORKLOAD, or --inspect WORKLOAD (see 'pglab capture --help')")
+	case cf.revert && !cf.settings:
+		return badInput("--revert goes with --settings")
 	case cf.settings:
-		format := cf.format
-		if format == "" {
-			format = capture.CSVLog
+		write := capture.WriteSettings
+		if cf.revert {
+			write = capture.WriteRevert
 		}
-		if err := capture.WriteSettings(env.Stdout, cf.version, format); err != nil {
+		if err := write(env.Stdout, cf.version, cmp.Or(cf.format, capture.CSVLog)); err != nil {
 			return badInput("%v", err)
 		}
 		return nil
@@ -105,6 +119,11 @@ func runCapture(env *Env, cmd *cobra.Command, cf *captureFlags, args []string) e
 		return badInput("--out WORKLOAD is needed: the workload file to write")
 	case cmd.Flags().Changed("version"):
 		return badInput("--version goes with --settings; a log's version is read from the log")
+	case cf.instance != "":
+		var err error
+		if logs, cf.format, cf.prefix, err = instanceLogs(env, cf); err != nil {
+			return err
+		}
 	}
 	sum, err := capture.Capture(env.Ctx, capture.Options{Files: logs, Out: cf.out, Format: cf.format,
 		Prefix: cf.prefix, Database: cf.database, SystemIdentifier: cf.systemID,
@@ -116,6 +135,24 @@ func runCapture(env *Env, cmd *cobra.Command, cf *captureFlags, args []string) e
 		return badInput("%v", err)
 	}
 	return printCaptureSummary(env.Stdout, sum)
+}
+
+// instanceLogs finds the log files of a managed instance: those of
+// --format (or the one its log directory holds) where it writes them.
+func instanceLogs(env *Env, cf *captureFlags) (files []string, format, prefix string, err error) {
+	inst, err := pgserver.OpenRunning(cf.instance)
+	if err != nil {
+		return nil, "", "", badInput("--instance: %v", err)
+	}
+	lc, err := inst.LogConfig(env.Ctx)
+	if err != nil {
+		return nil, "", "", err
+	}
+	place := capture.LogPlace{Collector: lc.Collector, Dir: lc.Dir, Stderr: inst.LogPath(), Prefix: lc.Prefix}
+	if files, format, prefix, err = place.Files(cf.format, cf.prefix); err != nil {
+		return nil, "", "", badInput("--instance %s: %v", cf.instance, err)
+	}
+	return files, format, prefix, nil
 }
 
 // printCaptureSummary prints what a capture took and skipped.
@@ -136,6 +173,9 @@ func printCaptureSummary(w io.Writer, s *capture.Summary) error {
 	}
 	if s.Redacted > 0 {
 		fmt.Fprintf(&b, "  passwords masked in %s\n", capturePlural64(s.Redacted, "statement"))
+	}
+	if q := s.QueryIDs(); q != "" {
+		fmt.Fprintf(&b, "  query ids     %s\n", q)
 	}
 	writeSkipped(&b, s.Skipped)
 	if len(s.UnknownZones) > 0 {

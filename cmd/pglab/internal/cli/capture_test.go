@@ -14,23 +14,32 @@ import (
 	"github.com/pglab/pglab/pgserver/pgtest"
 )
 
-// TestCaptureJourney does what a user does: prints the settings, applies
-// them with ALTER SYSTEM to a real PostgreSQL 17, restarts it, runs a small
-// application, captures the csvlog the server wrote where it writes it by
-// default, inspects the workload, and reverts the settings with the lines
-// printed.
+// TestCaptureJourney does what a user does: prints the settings and,
+// apart, the lines that revert them, applies the first with ALTER SYSTEM to
+// a real PostgreSQL 17 (the whole file: it leaves logging on), restarts it,
+// runs a small application, captures the csvlog the server wrote where it
+// writes it by default, inspects the workload, and reverts the settings
+// with the lines printed.
 func TestCaptureJourney(t *testing.T) {
 	r := run(t, "capture", "--settings", "--version", "17")
 	if r.code != 0 || r.stderr != "" {
 		t.Fatalf("capture --settings: exit %d, stderr %q", r.code, r.stderr)
 	}
 	for _, want := range []string{"ALTER SYSTEM SET log_destination = 'csvlog';", "ALTER SYSTEM SET log_min_duration_statement = 0;",
-		"ALTER SYSTEM SET log_connections = on;", "ALTER SYSTEM RESET log_min_duration_statement;", "SELECT pg_reload_conf();", "-- Cost (measured on PostgreSQL 17)"} {
+		"ALTER SYSTEM SET log_connections = on;", "ALTER SYSTEM SET compute_query_id = on;", "SELECT pg_reload_conf();", "-- Cost (measured on PostgreSQL 17)"} {
 		if !strings.Contains(r.stdout, want) {
 			t.Errorf("capture --settings lacks %q:\n%s", want, r.stdout)
 		}
 	}
-	set, revert := sqlLines(r.stdout)
+	set := sqlLines(r.stdout)
+	r = run(t, "capture", "--settings", "--revert", "--version", "17")
+	if r.code != 0 || r.stderr != "" || strings.Contains(r.stdout, "ALTER SYSTEM SET") || !strings.Contains(r.stdout, "ALTER SYSTEM RESET compute_query_id;") {
+		t.Fatalf("capture --settings --revert: exit %d, stderr %q, want only resets:\n%s", r.code, r.stderr, r.stdout)
+	}
+	revert := sqlLines(r.stdout)
+	if len(revert) != len(set) {
+		t.Errorf("%d lines set, %d revert", len(set), len(revert))
+	}
 
 	inst := pgtest.New(t, pgtest.Options{Version: "17"})
 	ctx := context.Background()
@@ -63,7 +72,7 @@ func TestCaptureJourney(t *testing.T) {
 		t.Fatalf("capture: exit %d, stderr %q", r.code, r.stderr)
 	}
 	for _, want := range []string{"(csvlog, PostgreSQL 14+)", "statements    4 (extended protocol 3, with parameters 3, failed 1)",
-		"fingerprints  3", "wrote " + out} {
+		"fingerprints  3", "query ids     4 of 4 statements", "wrote " + out} {
 		if !strings.Contains(r.stdout, want) {
 			t.Errorf("capture summary lacks %q:\n%s", want, r.stdout)
 		}
@@ -129,26 +138,16 @@ func waitSessionsLogged(t *testing.T, files ...string) []string {
 	}
 }
 
-// sqlLines splits capture --settings' output into the statements that
-// set and those that revert.
-func sqlLines(out string) (set, revert []string) {
-	reverting := false
+// sqlLines returns the statements of capture --settings' output.
+func sqlLines(out string) (sqls []string) {
 	for _, line := range strings.Split(out, "\n") {
-		if strings.HasPrefix(line, "-- To revert") {
-			reverting = true
-		}
 		sql, _, _ := strings.Cut(line, " --")
 		sql = strings.TrimSpace(sql)
-		if sql == "" || strings.HasPrefix(sql, "--") {
-			continue
-		}
-		if reverting {
-			revert = append(revert, sql)
-		} else {
-			set = append(set, sql)
+		if sql != "" && !strings.HasPrefix(sql, "--") {
+			sqls = append(sqls, sql)
 		}
 	}
-	return set, revert
+	return sqls
 }
 
 // TestCaptureBadInput: every bad input is one line, exit 1, and leaves no
@@ -196,6 +195,9 @@ func TestCaptureBadInput(t *testing.T) {
 		{[]string{"--inspect", good}, "not a pglab workload file"},
 		{[]string{"--settings", "--version", "13", "--format", "jsonlog"}, "jsonlog needs PostgreSQL 15 or later"},
 		{[]string{"--settings", "--version", "12"}, "pglab captures from PostgreSQL 13 to 18, not 12"},
+		{[]string{"--revert", "--log", good, "--out", out}, "--revert goes with --settings"},
+		{[]string{"--instance", "no-such-instance", "--out", out}, `--instance: no managed instance "no-such-instance"`},
+		{[]string{"--instance", "x", "--log", good, "--out", out}, "give one of --settings"},
 	}
 	for _, tc := range cases {
 		r := run(t, append([]string{"capture"}, tc.args...)...)

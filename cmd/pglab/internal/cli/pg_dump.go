@@ -2,14 +2,17 @@ package cli
 
 import (
 	"bytes"
+	"cmp"
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"os/exec"
 	"strconv"
 	"strings"
 
 	"github.com/pglab/pglab/pgclient"
+	"github.com/pglab/pglab/pgserver"
 	"github.com/spf13/cobra"
 )
 
@@ -17,7 +20,7 @@ import (
 // server, with the arguments given.
 func newPgDumpCmd(env *Env) *cobra.Command {
 	return &cobra.Command{
-		Use:   "dump [--client 17|18] [pg_dump arguments]",
+		Use:   "dump [--client 17|18] [--instance NAME] [pg_dump arguments]",
 		Short: "pg_dump of a version that dumps your server (13–18): Debian's client of 17 or 18, fetched into pglab's cache",
 		Long: `Runs pg_dump with the arguments given (pg_dump's own: -f FILE, --no-owner,
 the database or a connection string, PGHOST and the rest of libpq's environment).
@@ -29,7 +32,11 @@ with the C library it was built against, and runs it from there; it dumps server
 13 to 17. For an 18 server it fetches 18's (Debian unstable) instead, when 17's
 says the server is newer, or when --client 18 asks for it.
 
+--instance NAME dumps an instance of 'pglab pg start': pg_dump connects through
+its unix socket as its superuser, to its database unless one is named.
+
   pglab pg dump --no-owner -f app.sql app
+  pglab pg dump --instance pg17 --no-owner -f app.sql
   pglab pg dump --client 18 -f app.sql 'host=db1 dbname=app user=me'`,
 		DisableFlagParsing: true,
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -41,9 +48,13 @@ says the server is newer, or when --client 18 asks for it.
 			if err != nil {
 				return err
 			}
-			code, mismatch, err := runPgDump(env, major, args)
+			args, conn, err := instanceFlag(args)
+			if err != nil {
+				return err
+			}
+			code, mismatch, err := runPgDump(env, major, args, conn)
 			if err == nil && mismatch && !explicit {
-				code, _, err = runPgDump(env, 18, args)
+				code, _, err = runPgDump(env, 18, args, conn)
 			}
 			if err != nil {
 				return err
@@ -96,9 +107,31 @@ func clientFlag(args []string) (major int, explicit bool, rest []string, err err
 	return major, true, rest, nil
 }
 
-// runPgDump runs the client's pg_dump with args, its output passed
-// through; mismatch tells that it refused a newer server.
-func runPgDump(env *Env, major int, args []string) (code int, mismatch bool, err error) {
+// instanceFlag reads a leading --instance NAME (or --instance=NAME): the
+// libpq environment that reaches that running instance of pglab pg start.
+func instanceFlag(args []string) (rest, conn []string, err error) {
+	if len(args) == 0 || !strings.HasPrefix(args[0], "--instance") {
+		return args, nil, nil
+	}
+	name, ok := strings.CutPrefix(args[0], "--instance=")
+	rest = args[1:]
+	if !ok {
+		if args[0] != "--instance" || len(args) < 2 {
+			return nil, nil, badInput("--instance needs the name of an instance of pglab pg start")
+		}
+		name, rest = args[1], args[2:]
+	}
+	inst, err := pgserver.OpenRunning(name)
+	if err != nil {
+		return nil, nil, badInput("--instance: %v", err)
+	}
+	return rest, inst.ClientEnv(), nil
+}
+
+// runPgDump runs the client's pg_dump with args (and conn's libpq
+// variables), its output passed through; mismatch tells that it refused a
+// newer server.
+func runPgDump(env *Env, major int, args, conn []string) (code int, mismatch bool, err error) {
 	tools, err := pgclient.Fetch(env.Ctx, major, env.progress())
 	if err != nil {
 		return 0, false, err
@@ -107,6 +140,9 @@ func runPgDump(env *Env, major int, args []string) (code int, mismatch bool, err
 	if err != nil {
 		return 0, false, err
 	}
+	// Named as pglab's own, pglab capture leaves its statements out of a
+	// workload logged meanwhile.
+	cmd.Env = append(append(os.Environ(), conn...), "PGAPPNAME="+cmp.Or(os.Getenv("PGAPPNAME"), "pglab pg dump"))
 	var errb bytes.Buffer
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = env.Stdin, env.Stdout, io.MultiWriter(env.Stderr, &errb)
 	err = cmd.Run()
