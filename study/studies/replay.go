@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/pglab/pglab/compare"
@@ -75,11 +76,13 @@ func (*replayStudy) Info() study.Info {
 			{Name: "statement_timeout", Kind: study.KindDuration, Default: "5m", Doc: "statement_timeout of the replayed sessions: a statement that hangs fails (57014) instead of stalling the round"},
 		},
 		// 2: the workload's time per round is primary, and changes are
-		// weighed by their share of it.
-		Version: 2,
+		// weighed by their share of it. 3: the query_id label; ids counted
+		// as uses of ids (ids_unmapped: of ids their source gave later),
+		// failures after a lost id source apart; partitions folded in plans.
+		Version: 3,
 		// Not in --studies all: it needs the user's workload.
 		Presentation: &results.Presentation{
-			Labels:    []results.LabelColumn{{Key: "query", Head: "query"}},
+			Labels:    []results.LabelColumn{{Key: replayLabelQuery, Head: "query"}, {Key: replayLabelQueryID, Head: "query_id"}},
 			Hide:      []string{"fingerprint"},
 			NameLabel: "query",
 			SortBy:    "total_ms",
@@ -90,15 +93,26 @@ func (*replayStudy) Info() study.Info {
 			},
 			Impact: &results.Impact{Change: "median_ms", Share: "total_ms", Whole: "busy_ms", Head: "impact on the workload's time"},
 			Texts:  []results.TextView{{Name: "plan", Head: "Plans that differ (shape: node, join, index and relation; no estimates)", Markdown: true}},
+			Titles: map[string]string{
+				"ids_mapped":      "id uses sent with the target's id",
+				"ids_unmapped":    "id uses sent before their source gave the id",
+				"id_sources_lost": "id sources that gave no id",
+				"id_errors":       "failures after a lost id",
+				"order_wait_ms":   "waits for earlier commits",
+				"order_waits":     "statements that waited for earlier commits",
+			},
 		},
 	}
 }
 
 // The case labels of the replay: the fingerprint's normalised text, shown,
-// and its ID, which tells apart texts that truncation made equal.
+// its ID, which tells apart texts that truncation made equal, and the
+// server's query ids of its statements at capture (pg_stat_statements'
+// queryid), shown when the log gave them.
 const (
-	replayLabelQuery = "query"
-	replayLabelFP    = "fingerprint"
+	replayLabelQuery   = "query"
+	replayLabelFP      = "fingerprint"
+	replayLabelQueryID = "query_id"
 )
 
 // replayWhole is the case of the workload as a whole: the planned case.
@@ -134,7 +148,29 @@ func (st *replayStudy) Plan(p study.Params) (study.Plan, error) {
 
 // fpCase is the case of a fingerprint.
 func fpCase(fp *replay.FP) study.Case {
-	return study.Case{Name: queryLabel(fp.Text), Labels: map[string]string{replayLabelQuery: queryLabel(fp.Text), replayLabelFP: fp.ID}}
+	c := study.Case{Name: queryLabel(fp.Text), Labels: map[string]string{replayLabelQuery: queryLabel(fp.Text), replayLabelFP: fp.ID}}
+	if len(fp.QueryIDs) > 0 {
+		c.Labels[replayLabelQueryID] = queryIDsLabel(fp.QueryIDs)
+	}
+	return c
+}
+
+// maxQueryIDs is how many query ids a case label lists.
+const maxQueryIDs = 8
+
+// queryIDsLabel lists a fingerprint's query ids: "-7633180780175882470",
+// "1351963594425451465, 5873000316158417741", at most maxQueryIDs of them
+// and how many there are.
+func queryIDsLabel(ids []int64) string {
+	var parts []string
+	for _, id := range ids[:min(len(ids), maxQueryIDs)] {
+		parts = append(parts, strconv.FormatInt(id, 10))
+	}
+	text := strings.Join(parts, ", ")
+	if len(ids) > maxQueryIDs {
+		text += fmt.Sprintf(" … (%d in all)", len(ids))
+	}
+	return text
 }
 
 // queryLabel shortens a normalised text for a table: its white space
@@ -182,11 +218,11 @@ func (st *replayStudy) noteSessions(s *study.Session) {
 		dbs[ses.Database], users[ses.User] = true, true
 	}
 	cfg := s.Target.ConnConfig()
-	s.In(study.Case{}).Note("%d captured sessions (databases %s; users %s) replayed as user %s in database %s, each on a connection of its own",
-		len(st.wl.Sessions), setText(dbs), setText(users), cfg.User, cfg.Database)
+	s.In(study.Case{}).Note("%s (databases %s; users %s) replayed as user %s in database %s, each on a connection of its own",
+		countOf(len(st.wl.Sessions), "captured session"), setText(dbs), setText(users), cfg.User, cfg.Database)
 	if ids := st.wl.IDs; ids.Sources > 0 {
-		s.In(study.Case{}).Note("ids: %d statements give ids (INSERT … RETURNING, nextval, currval, lastval); the captured id of %d is known from its later use, %d uses in all, each sent with the id the target gave (the log does not show the others' ids: their uses are sent as captured)",
-			ids.Sources, ids.Traced, ids.Uses)
+		s.In(study.Case{}).Note("ids: %s give ids (INSERT … RETURNING, nextval, currval, lastval); the captured id of %d of them is found from the new numbers their sessions send next (%s of such numbers in later statements, an upper bound of the uses of ids); each use of a captured id is sent with the id the target gave (the log does not show the ids of the other id sources: their uses go as captured)",
+			countOf(ids.Sources, "id source"), ids.Traced, countOf(ids.Candidates, "occurrence"))
 	}
 }
 
@@ -221,7 +257,7 @@ func (st *replayStudy) Run(ctx context.Context, s *study.Session, c study.Case, 
 			return err
 		}
 	}
-	s.Log("replaying %d statements of %d sessions (%s)", st.wl.Statements, len(st.wl.Sessions), s.Params.String("mode"))
+	s.Log("replaying %s of %s (%s)", countOf(st.wl.Statements, "statement"), countOf(len(st.wl.Sessions), "session"), s.Params.String("mode"))
 	round, err := replay.Run(ctx, st.wl, replay.Options{
 		Mode:        replay.Mode(s.Params.String("mode")),
 		Speed:       s.Params.Float("speed"),

@@ -20,6 +20,9 @@ type replayTarget struct {
 	sigs [][]resultSig
 	// errs counts failures by SQLSTATE over all rounds.
 	errs []map[string]int
+	// idErrs counts, of errs, the failures of statements that sent an id
+	// its source gave late or not at all (replay.FPRound.IDErrors).
+	idErrs []map[string]int
 	// failing counts the rounds in which most of the fingerprint's calls
 	// that succeeded at capture failed (its latency not compared).
 	failing []int
@@ -37,7 +40,7 @@ type resultSig struct {
 
 func newReplayTarget(fps int) *replayTarget {
 	return &replayTarget{shapes: make([]replay.Shape, fps), explainErr: make([]string, fps), sigs: make([][]resultSig, fps),
-		errs: make([]map[string]int, fps), failing: make([]int, fps)}
+		errs: make([]map[string]int, fps), idErrs: make([]map[string]int, fps), failing: make([]int, fps)}
 }
 
 // add keeps a round's results and errors.
@@ -48,13 +51,20 @@ func (t *replayTarget) add(w *replay.Workload, r *replay.Round) {
 			t.failing[k]++
 		}
 		t.sigs[k] = append(t.sigs[k], resultSig{fr.Rows, fr.Hash})
-		for code, n := range fr.Errors {
-			if t.errs[k] == nil {
-				t.errs[k] = map[string]int{}
-			}
-			t.errs[k][code] += n
-		}
+		t.errs[k] = addCounts(t.errs[k], fr.Errors)
+		t.idErrs[k] = addCounts(t.idErrs[k], fr.IDErrors)
 	}
+}
+
+// addCounts adds counts by SQLSTATE to dst, made when needed.
+func addCounts(dst, src map[string]int) map[string]int {
+	for code, n := range src {
+		if dst == nil {
+			dst = map[string]int{}
+		}
+		dst[code] += n
+	}
+	return dst
 }
 
 // explainAll reads the plan of each fingerprint's representative call
@@ -97,7 +107,7 @@ func (st *replayStudy) explainAll(ctx context.Context, s *study.Session, t *repl
 		}
 		read++
 	}
-	text := fmt.Sprintf("plans read (EXPLAIN of each fingerprint's first call that succeeded at capture, on the data before the first round): %d of %d fingerprints", read, len(st.wl.FPs))
+	text := fmt.Sprintf("plans read (EXPLAIN of each fingerprint's first call that succeeded at capture, on the data before the first round): %d of %s", read, countOf(len(st.wl.FPs), "fingerprint"))
 	if failed > 0 {
 		text += fmt.Sprintf("; EXPLAIN failed for %d (first: %s)", failed, first)
 	}
@@ -146,11 +156,19 @@ func (st *replayStudy) record(s *study.Session, c study.Case, r *replay.Round) {
 	}
 	ids := ""
 	if plan := st.wl.IDs; plan.Traced > 0 {
+		idErrs := 0
+		for _, fr := range r.FPs {
+			for _, n := range fr.IDErrors {
+				idErrs += n
+			}
+		}
 		whole.Record("ids_mapped", float64(r.IDs.Mapped), "count", study.Exact())
-		whole.Record("ids_unmapped", float64(r.IDs.Early), "count", study.LowerIsBetter(), study.Exact())
+		whole.Record("ids_unmapped", float64(r.IDs.Early+r.IDs.AfterLost), "count", study.LowerIsBetter(), study.Exact())
 		whole.Record("id_sources_lost", float64(r.IDs.Lost), "count", study.LowerIsBetter(), study.Exact())
-		ids = fmt.Sprintf("; ids: %d of %d sources gave theirs (%d failed or returned none), %d of %d uses mapped (%d to another value), %d sent as captured before their source gave one",
-			r.IDs.Produced, plan.Traced, r.IDs.Lost, r.IDs.Mapped, plan.Uses, r.IDs.Changed, r.IDs.Early)
+		whole.Record("id_errors", float64(idErrs), "count", study.LowerIsBetter(), study.Exact())
+		ids = fmt.Sprintf("; ids: %d of %s gave an id (%d gave none: it failed, or returned no new number); %s sent with the target's id (%d of them other than the captured id), %d sent as captured: %d before their source gave the id, %d after a source that gave none; %s after them",
+			r.IDs.Produced, countOf(plan.Traced, "traced id source"), r.IDs.Lost, countOf(r.IDs.Mapped, "use of an id", "uses of ids"), r.IDs.Changed,
+			r.IDs.Early+r.IDs.AfterLost, r.IDs.Early, r.IDs.AfterLost, countOf(idErrs, "failure"))
 	}
 	order := ""
 	if s.Params.String("order") == "commits" {
@@ -159,10 +177,10 @@ func (st *replayStudy) record(s *study.Session, c study.Case, r *replay.Round) {
 		whole.Record("order_waits", float64(r.OrderWaits), "count", study.LowerIsBetter())
 		order = fmt.Sprintf("; commit order: %s waited %.1f ms in all for other sessions' commits", countOf(r.OrderWaits, "statement"), ms)
 	}
-	s.In(study.Case{}).Note("fidelity: %d of %d captured statements executed; %d failed, %d of them unexpectedly (they succeeded at capture)%s%s%s",
-		r.Sent, st.wl.Statements, r.Failed, r.Unexpected, lag, ids, order)
+	s.In(study.Case{}).Note("fidelity: %d of %s executed; %d failed, %d of them unexpectedly (they succeeded at capture)%s%s%s",
+		r.Sent, countOf(st.wl.Statements, "captured statement"), r.Failed, r.Unexpected, lag, ids, order)
 	if r.ConnectErrors > 0 {
-		s.In(study.Case{}).Note("%d sessions could not connect, %d statements not sent (first: %s)", r.ConnectErrors, r.Unsent, study.OneLineError{Err: r.ConnectError})
+		s.In(study.Case{}).Note("%s could not connect, %s not sent (first: %s)", countOf(r.ConnectErrors, "session"), countOf(r.Unsent, "statement"), study.OneLineError{Err: r.ConnectError})
 	}
 }
 
@@ -173,12 +191,17 @@ func failingRound(fp *replay.FP, fr replay.FPRound) bool {
 	return fp.Succeeded > 0 && 2*fr.Unexpected > fp.Succeeded
 }
 
-// countOf writes a count with its noun: "1 row", "1,234 rows".
-func countOf(n int, noun string) string {
+// countOf writes a count with its noun: "1 row", "1,234 rows"; a plural
+// other than the noun and "s" follows it ("use of an id", "uses of ids").
+func countOf(n int, noun string, plural ...string) string {
 	if n == 1 {
 		return "1 " + noun
 	}
-	return compare.FormatExact(float64(n), compare.Count) + " " + noun + "s"
+	p := noun + "s"
+	if len(plural) > 0 {
+		p = plural[0]
+	}
+	return compare.FormatExact(float64(n), compare.Count) + " " + p
 }
 
 // errorsText lists failures by SQLSTATE with their condition names:

@@ -104,8 +104,8 @@ type Summary struct {
 	UnknownZones []string
 	// prefixQueryID tells that a stderr log's prefix has the query id (%Q).
 	prefixQueryID bool
-	Out          string
-	OutBytes     int64
+	Out           string
+	OutBytes      int64
 }
 
 // Capture reads the logs and writes the workload. On any error nothing is

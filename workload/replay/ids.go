@@ -36,8 +36,14 @@ import (
 // constant (plain or quoted) of a simple-protocol or unnamed statement's
 // text — is replaced by the target's value once the source has given it;
 // an occurrence sent before its source ran on the target (another
-// session's timing), or after the source failed there, is sent as
-// captured and counted.
+// session's timing), or after the source gave no id there (it failed, or
+// returned none), is sent as captured. At the end of the round, when
+// every source has given its id or none, those are counted: uses of an
+// id sent before their source gave it (Early), uses of the numbers a lost
+// source may have given (AfterLost; which of them was its id is not
+// known), and the failures of the statements that sent them (the
+// replay's ids, not the target, made them fail: Round.FPs' IDErrors).
+// Occurrences of numbers that turned out not to be ids are not uses.
 
 // idWindow is how many of its session's statements after an id source may
 // carry its captured value first.
@@ -57,10 +63,10 @@ type IDPlan struct {
 	// Sources counts the id sources; Traced those with candidates for
 	// their captured value (a later use).
 	Sources, Traced int
-	// Uses counts the occurrences of candidates in later statements (an
-	// upper bound of the uses of ids: the candidates a source does not
-	// take are other values).
-	Uses int
+	// Candidates counts the occurrences of candidates in later
+	// statements: an upper bound of the uses of ids (the candidates a
+	// source does not take are other numbers).
+	Candidates int
 }
 
 // idDrift is how far a source's captured value may lie from the value the
@@ -69,15 +75,16 @@ const idDrift = 1000
 
 // IDCounts are what a round did with the ids.
 type IDCounts struct {
-	// Produced counts the traced id sources that gave a value on the
+	// Produced counts the traced id sources that gave an id on the
 	// target; Lost those that gave none (they failed, or returned no
 	// integer that was not an input).
 	Produced, Lost int
-	// Mapped counts the uses sent with the target's value (Changed of them
-	// with a value other than the captured one); Early those sent as
-	// captured because their source had not given a value yet (it ran
-	// later on the target, or gave none).
-	Mapped, Changed, Early int
+	// Mapped counts the uses of ids sent with the target's id (Changed of
+	// them with an id other than the captured one); Early the uses sent as
+	// captured because their source gave the id only later in the round;
+	// AfterLost the uses of the numbers a lost source may have given, sent
+	// as captured.
+	Mapped, Changed, Early, AfterLost int
 }
 
 // Add adds o to c.
@@ -87,6 +94,7 @@ func (c *IDCounts) Add(o IDCounts) {
 	c.Mapped += o.Mapped
 	c.Changed += o.Changed
 	c.Early += o.Early
+	c.AfterLost += o.AfterLost
 }
 
 // isIDSource reports whether a normalised text's statements give ids: an
@@ -205,7 +213,7 @@ func (w *Workload) planIDs() {
 		for _, u := range ints[ref] {
 			if cand[u.Value] {
 				st.IDUses = append(st.IDUses, u)
-				w.IDs.Uses++
+				w.IDs.Candidates++
 			}
 		}
 	}
@@ -226,39 +234,42 @@ func (w *Workload) globalOrder() []stmtRef {
 	return out
 }
 
-// idMap holds a round's ids: captured value → the target's, and the
-// candidates that sources passed over (other values). Its sessions share
-// it.
+// idMap holds a round's ids: captured value → the target's, the
+// candidates that sources passed over (other values) and those of sources
+// that gave no id (lost). Its sessions share it.
 type idMap struct {
 	mu    sync.Mutex
 	m     map[string]string
 	other map[string]bool
+	lost  map[string]bool
 	// drift is each fingerprint's last captured value minus the target's.
 	drift map[int]float64
 }
 
 func newIDMap() *idMap {
-	return &idMap{m: map[string]string{}, other: map[string]bool{}, drift: map[int]float64{}}
+	return &idMap{m: map[string]string{}, other: map[string]bool{}, lost: map[string]bool{}, drift: map[int]float64{}}
 }
 
 // rewrite returns the statement's text and parameters with each captured
-// id it uses replaced by the target's value where there is one, and
-// counts the uses.
-func (m *idMap) rewrite(st *Stmt, c *IDCounts) (string, [][]byte) {
+// id it uses replaced by the target's value where there is one, counts
+// the uses mapped, and returns the candidates it sent as captured (known
+// to be ids or not at the end of the round: see unsent).
+func (m *idMap) rewrite(st *Stmt, c *IDCounts) (string, [][]byte, []string) {
 	if len(st.IDUses) == 0 {
-		return st.SQL, st.Params
+		return st.SQL, st.Params, nil
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	params := st.Params
 	var sql strings.Builder
+	var asCaptured []string
 	at := 0
 	copied := false
 	for _, u := range st.IDUses {
 		v, ok := m.m[u.Value]
 		if !ok {
 			if !m.other[u.Value] {
-				c.Early++
+				asCaptured = append(asCaptured, u.Value)
 			}
 			continue
 		}
@@ -279,10 +290,32 @@ func (m *idMap) rewrite(st *Stmt, c *IDCounts) (string, [][]byte) {
 		at = u.End
 	}
 	if at == 0 {
-		return st.SQL, params
+		return st.SQL, params, asCaptured
 	}
 	sql.WriteString(st.SQL[at:])
-	return sql.String(), params
+	return sql.String(), params, asCaptured
+}
+
+// unsent counts, at the end of a round, the candidates sent as captured:
+// uses of an id its source gave later (early), of the numbers of a source
+// that gave none (afterLost); the others were not ids. It reports whether
+// any was a use of an id.
+func (m *idMap) unsent(values []string, c *IDCounts) bool {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	use := false
+	for _, v := range values {
+		switch {
+		case m.other[v]:
+		case m.m[v] != "":
+			c.Early++
+			use = true
+		case m.lost[v]:
+			c.AfterLost++
+			use = true
+		}
+	}
+	return use
 }
 
 // produced records the value an id source gave on the target: the first
@@ -294,12 +327,12 @@ func (m *idMap) produced(st *Stmt, row [][]byte, sql string, params [][]byte, c 
 	for _, u := range integersOf(&Stmt{SQL: sql, Params: params, Extended: st.Extended, Name: st.Name}) {
 		inputSet[u.Value] = true
 	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
 	for _, v := range row {
 		if v == nil || !isInteger(string(v)) || inputSet[string(v)] {
 			continue
 		}
-		m.mu.Lock()
-		defer m.mu.Unlock()
 		if x := m.nearest(st.IDCands, string(v), m.drift[st.FP]); x != "" {
 			m.m[x] = string(v)
 			xv, _ := strconv.ParseFloat(x, 64)
@@ -316,6 +349,11 @@ func (m *idMap) produced(st *Stmt, row [][]byte, sql string, params [][]byte, c 
 		break
 	}
 	c.Lost++
+	for _, x := range st.IDCands {
+		if _, taken := m.m[x]; !taken && !m.other[x] {
+			m.lost[x] = true
+		}
+	}
 }
 
 // nearest returns the candidate not yet taken that lies nearest to the

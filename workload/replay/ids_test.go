@@ -2,6 +2,8 @@ package replay_test
 
 import (
 	"context"
+	"maps"
+	"strings"
 	"testing"
 	"time"
 
@@ -53,8 +55,8 @@ func TestIDMapping(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if w.IDs != (replay.IDPlan{Sources: 3, Traced: 3, Uses: 11}) {
-		t.Errorf("id plan %+v, want 3 sources traced, 11 uses (9 of ids, 2 of other new integers)", w.IDs)
+	if w.IDs != (replay.IDPlan{Sources: 3, Traced: 3, Candidates: 11}) {
+		t.Errorf("id plan %+v, want 3 sources traced, 11 occurrences of candidates (9 uses of ids, 2 of other new integers)", w.IDs)
 	}
 	connect := func(ctx context.Context, s *replay.Session) (*pgconn.PgConn, error) { return pgconn.Connect(ctx, dsn) }
 	for _, mode := range []replay.Mode{replay.Timed, replay.Fast} {
@@ -88,6 +90,52 @@ func TestIDMapping(t *testing.T) {
 			if n := pgtest.QueryString(t, conn, "select string_agg(rental_id::text, ',' order by payment_id) from payment"); n != "91,92,93" {
 				t.Errorf("%s: payments for rentals %s, want 91,92,93", mode, n)
 			}
+		}
+	}
+}
+
+// TestIDLost: an id source that fails on the target (its customer is
+// missing there) gives no id; the statements that use its captured id go
+// out as captured, are counted as uses after a lost source, and their
+// failures as the ids', not the target's.
+func TestIDLost(t *testing.T) {
+	inst := pgtest.Shared(t, "17")
+	dsn := pgtest.CreateDB(t, inst)
+	conn := pgtest.Connect(t, dsn)
+	ctx := context.Background()
+	w, err := replay.Load(writeWorkload(t, []stmt{
+		{session: 1, at: 0, sql: "insert into rental (customer_id) values ($1) returning rental_id", params: []*string{p("3")}},
+		{session: 1, at: 10, sql: "insert into payment (rental_id, amount) values ($1, $2)", params: []*string{p("101"), p("4.99")}},
+		{session: 2, at: 30, sql: "update rental set return_date = now() where rental_id = 101"},
+		{session: 2, at: 40, sql: "select missing_column from rental"},
+	}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := conn.Exec(ctx, rentalSchema+"; select setval('rental_rental_id_seq', 90); delete from customer where customer_id = 3"); err != nil {
+		t.Fatal(err)
+	}
+	connect := func(ctx context.Context, s *replay.Session) (*pgconn.PgConn, error) { return pgconn.Connect(ctx, dsn) }
+	r, err := replay.Run(ctx, w, replay.Options{Mode: replay.Timed, Connect: connect})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := (replay.IDCounts{Lost: 1, AfterLost: 2}); r.IDs != want {
+		t.Errorf("ids %+v, want %+v", r.IDs, want)
+	}
+	for i, fp := range w.FPs {
+		fr := r.FPs[i]
+		var want map[string]int
+		switch {
+		case strings.HasPrefix(fp.Text, "insert into payment"):
+			want = map[string]int{"23503": 1}
+		case strings.HasPrefix(fp.Text, "insert into rental"), strings.HasPrefix(fp.Text, "select"):
+			if len(fr.Errors) != 1 {
+				t.Errorf("%s: errors %v, want one", fp.Text, fr.Errors)
+			}
+		}
+		if !maps.Equal(fr.IDErrors, want) {
+			t.Errorf("%s: failures after a lost id %v, want %v (errors %v)", fp.Text, fr.IDErrors, want, fr.Errors)
 		}
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"sort"
 	"strings"
 
@@ -83,6 +84,12 @@ type FP struct {
 	// IDSource marks an INSERT … RETURNING or a call of nextval, currval
 	// or lastval: its statements give ids that later ones use.
 	IDSource bool
+	// QueryIDs are the server's query ids its statements carried at
+	// capture (pg_stat_statements' queryid: the source server's, within its
+	// major version), in the order first seen; more than one where the
+	// server tells apart what the fingerprint does not (a constant and a
+	// parameter, lists of other lengths). Empty without compute_query_id.
+	QueryIDs []int64
 	// Explain is the first of its statements that succeeded at capture and
 	// that EXPLAIN takes (one SELECT, INSERT, UPDATE, DELETE, MERGE,
 	// VALUES, TABLE or WITH statement), or nil.
@@ -176,6 +183,9 @@ func (w *Workload) add(v *workload.Statement, sessions map[int64]*Session, fps m
 	s.Statements = append(s.Statements, st)
 	fp := w.FPs[k]
 	fp.Calls++
+	if v.QueryID != 0 && !slices.Contains(fp.QueryIDs, v.QueryID) {
+		fp.QueryIDs = append(fp.QueryIDs, v.QueryID)
+	}
 	if st.Error == "" {
 		fp.Succeeded++
 	}

@@ -65,6 +65,17 @@ type Round struct {
 	// waited.
 	OrderWait  time.Duration
 	OrderWaits int
+	// asCaptured are the statements that sent candidates as captured,
+	// counted at the end of the round.
+	asCaptured []sentAsCaptured
+}
+
+// sentAsCaptured is a statement that sent candidate ids as captured: its
+// fingerprint, the values, its SQLSTATE ("" when it succeeded).
+type sentAsCaptured struct {
+	fp     int
+	values []string
+	state  string
 }
 
 // FPRound is one fingerprint's figures in a round.
@@ -73,9 +84,13 @@ type FPRound struct {
 	// result read, failed ones included.
 	Latencies []float64
 	// Errors counts failures by SQLSTATE; Unexpected counts those of
-	// statements that succeeded at capture.
+	// statements that succeeded at capture; IDErrors, of the failures,
+	// those of statements that sent a captured id as it was because its
+	// source gave the id only later in the round, or gave none (see Ids in
+	// ids.go): the replay's ids made them fail, not the target.
 	Errors     map[string]int
 	Unexpected int
+	IDErrors   map[string]int
 	// Rows is the rows returned or affected, summed over the calls.
 	Rows int64
 	// Hash is, for a read-only fingerprint, the sum of the hashes of
@@ -116,6 +131,16 @@ func Run(ctx context.Context, w *Workload, opts Options) (*Round, error) {
 	}
 	wg.Wait()
 	round.Elapsed = time.Since(base)
+	for _, u := range round.asCaptured {
+		if ids.unsent(u.values, &round.IDs) && u.state != "" {
+			fr := &round.FPs[u.fp]
+			if fr.IDErrors == nil {
+				fr.IDErrors = map[string]int{}
+			}
+			fr.IDErrors[u.state]++
+		}
+	}
+	round.asCaptured = nil
 	if err := ctx.Err(); err != nil {
 		return round, err
 	}
@@ -160,6 +185,7 @@ type sessionRun struct {
 	prepared     map[string]string // name → SQL prepared under it
 	ids          *idMap
 	idCounts     IDCounts
+	asCaptured   []sentAsCaptured
 	order        *commitOrder // nil without Options.CommitOrder
 	orderWait    time.Duration
 	orderWaits   int
@@ -216,8 +242,11 @@ func (r *sessionRun) statement(ctx context.Context, conn *pgconn.PgConn, st *Stm
 		fr = &FPRound{}
 		r.fps[st.FP] = fr
 	}
-	sql, params := r.ids.rewrite(st, &r.idCounts)
+	sql, params, asCaptured := r.ids.rewrite(st, &r.idCounts)
 	res := r.exec(ctx, conn, st, sql, params, fp.ReadOnly, len(st.IDCands) > 0)
+	if len(asCaptured) > 0 {
+		r.asCaptured = append(r.asCaptured, sentAsCaptured{fp: st.FP, values: asCaptured, state: res.state})
+	}
 	if len(st.IDCands) > 0 {
 		if res.state != "" {
 			res.first = nil
@@ -250,6 +279,7 @@ func (r *sessionRun) mergeInto(round *Round) {
 	round.Unsent += r.unsent
 	round.Lags = append(round.Lags, r.lags...)
 	round.IDs.Add(r.idCounts)
+	round.asCaptured = append(round.asCaptured, r.asCaptured...)
 	round.OrderWait += r.orderWait
 	round.OrderWaits += r.orderWaits
 	if r.connectErr != nil {

@@ -3,6 +3,7 @@ package replay_test
 import (
 	"context"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -171,5 +172,72 @@ func TestExplain(t *testing.T) {
 	plan, _ = replay.Explain(ctx, conn, &replay.Stmt{SQL: "select v from t where id = $1", Params: [][]byte{[]byte("5")}})
 	if s, _ := replay.ShapeOf(plan); s.String() != "Seq Scan on t" {
 		t.Errorf("without index scans: %q", s)
+	}
+}
+
+// TestShapePartitions: a plan that scans 12 monthly partitions shows one
+// line for them, the first partition standing for the others; when some
+// are read through an index, one partition per way of reading them, with
+// how many it stands for. A UNION ALL of three tables is not folded, and
+// two plans that read another number of partitions differ. On 13 (whose
+// EXPLAIN names partitions otherwise) as on 17.
+func TestShapePartitions(t *testing.T) {
+	for _, v := range []string{"13", "17"} {
+		t.Run(v, func(t *testing.T) { shapePartitions(t, v) })
+	}
+}
+
+func shapePartitions(t *testing.T, version string) {
+	inst := pgtest.Shared(t, version)
+	dsn := pgtest.CreateDB(t, inst)
+	conn := pgtest.Connect(t, dsn)
+	ctx := context.Background()
+	setup := `create table pay (id int, at date, amount int) partition by range (at);
+do $$ begin for m in 1..12 loop
+  execute format('create table pay_2026_%s partition of pay for values from (%L) to (%L)', lpad(m::text, 2, '0'),
+    make_date(2026, m, 1), make_date(2026, m, 1) + interval '1 month');
+end loop; end $$;
+insert into pay select g, date '2026-01-01' + g % 365, g from generate_series(1, 20000) g;
+create index on pay_2026_11 (amount); create index on pay_2026_12 (amount);
+create table u1 (a int); create table u2 (a int); create table u3 (a int);
+analyze`
+	if _, err := conn.Exec(ctx, setup); err != nil {
+		t.Fatal(err)
+	}
+	shape := func(sql string, settings ...string) replay.Shape {
+		t.Helper()
+		pc, err := pgconn.Connect(ctx, dsn)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer pc.Close(ctx)
+		for _, set := range settings {
+			if _, err := pc.Exec(ctx, set).ReadAll(); err != nil {
+				t.Fatal(err)
+			}
+		}
+		plan, err := replay.Explain(ctx, pc, &replay.Stmt{SQL: sql})
+		if err != nil {
+			t.Fatal(err)
+		}
+		s, err := replay.ShapeOf(plan)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	all := shape("select sum(amount) from pay where id > 5")
+	if want := "Aggregate\n  Append over 12 partitions: Seq Scan on pay_2026_01 …"; all.String() != want {
+		t.Errorf("12 partitions read alike:\n%s\nwant\n%s", all, want)
+	}
+	some := shape("select id from pay where amount = 7 and at >= '2026-10-01'", "set enable_bitmapscan = off")
+	if want := "Append over 3 partitions:\n  Seq Scan on pay_2026_10\n  Index Scan using pay_2026_11_amount_idx on pay_2026_11 … (2 partitions)"; some.String() != want {
+		t.Errorf("three partitions, two by an index:\n%s\nwant\n%s", some, want)
+	}
+	if s := shape("select a from u1 union all select a from u2 union all select a from u3"); !strings.Contains(s.String(), "Seq Scan on u3") || strings.Contains(s.String(), "partitions") {
+		t.Errorf("a UNION ALL folded:\n%s", s)
+	}
+	if half := shape("select sum(amount) from pay where at >= '2026-07-01'"); half.Equal(all) || !strings.Contains(replay.Diff(all, half), "12 partitions") {
+		t.Errorf("6 partitions against 12: equal or %q", replay.Diff(all, half))
 	}
 }
