@@ -149,9 +149,9 @@ func resultDiff(a, b []resultSig, nameA string) (text string, stable bool) {
 	case a[0] == b[0]:
 		return "", true
 	case a[0].rows != b[0].rows:
-		return fmt.Sprintf("results differ from %s's: %d rows per round, %s %d", nameA, b[0].rows, nameA, a[0].rows), true
+		return fmt.Sprintf("results differ from %s's: %s per round, %s %d", nameA, countOf(int(b[0].rows), "row"), nameA, a[0].rows), true
 	}
-	return fmt.Sprintf("results differ from %s's: the same %d rows per round, other values (row hash)", nameA, b[0].rows), true
+	return fmt.Sprintf("results differ from %s's: the same %s per round, other values (row hash)", nameA, countOf(int(b[0].rows), "row")), true
 }
 
 // noteDataAgainstLog says in one line which fingerprints failed, in most

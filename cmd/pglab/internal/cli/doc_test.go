@@ -72,6 +72,9 @@ var (
 	leadRE = regexp.MustCompile(`^((?:[A-Z_]+=\S*\s+)*)(?:go run \./cmd/pglab|pglab)\s`)
 	// continuedRE joins a shell line continued with a backslash.
 	continuedRE = regexp.MustCompile(`\\\n\s*`)
+	// placeholderRE is what a reader fills in ("--version <major>"): it
+	// parses as the value 1.
+	placeholderRE = regexp.MustCompile(`<[a-z][a-z ]*>`)
 )
 
 // readmeCommands returns the pglab command lines of a Markdown text: the
@@ -80,7 +83,7 @@ var (
 func readmeCommands(md string) []docLine {
 	var out []docLine
 	for _, block := range fenceRE.FindAllStringSubmatch(md, -1) {
-		text := continuedRE.ReplaceAllString(block[1], " ")
+		text := placeholderRE.ReplaceAllString(continuedRE.ReplaceAllString(block[1], " "), "1")
 		for _, l := range strings.Split(text, "\n") {
 			l = strings.TrimSpace(firstCommand(l))
 			if m := leadRE.FindStringSubmatch(l); m != nil {

@@ -107,19 +107,28 @@ func clientFlag(args []string) (major int, explicit bool, rest []string, err err
 	return major, true, rest, nil
 }
 
-// instanceFlag reads a leading --instance NAME (or --instance=NAME): the
-// libpq environment that reaches that running instance of pglab pg start.
+// instanceFlag takes --instance NAME (or --instance=NAME) out of args,
+// wherever it is (pg_dump has no such option): the libpq environment that
+// reaches that running instance of pglab pg start.
 func instanceFlag(args []string) (rest, conn []string, err error) {
-	if len(args) == 0 || !strings.HasPrefix(args[0], "--instance") {
-		return args, nil, nil
-	}
-	name, ok := strings.CutPrefix(args[0], "--instance=")
-	rest = args[1:]
-	if !ok {
-		if args[0] != "--instance" || len(args) < 2 {
+	name := ""
+	for i := 0; i < len(args); i++ {
+		val, ok := strings.CutPrefix(args[i], "--instance=")
+		switch {
+		case args[i] == "--instance" && i+1 < len(args):
+			val, ok = args[i+1], true
+			i++
+		case args[i] == "--instance":
 			return nil, nil, badInput("--instance needs the name of an instance of pglab pg start")
 		}
-		name, rest = args[1], args[2:]
+		if !ok {
+			rest = append(rest, args[i])
+			continue
+		}
+		name = val
+	}
+	if name == "" {
+		return rest, nil, nil
 	}
 	inst, err := pgserver.OpenRunning(name)
 	if err != nil {
