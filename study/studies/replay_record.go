@@ -166,8 +166,8 @@ func (st *replayStudy) record(s *study.Session, c study.Case, r *replay.Round) {
 		whole.Record("ids_unmapped", float64(r.IDs.Early+r.IDs.AfterLost), "count", study.LowerIsBetter(), study.Exact())
 		whole.Record("id_sources_lost", float64(r.IDs.Lost), "count", study.LowerIsBetter(), study.Exact())
 		whole.Record("id_errors", float64(idErrs), "count", study.LowerIsBetter(), study.Exact())
-		ids = fmt.Sprintf("; ids: %d of %s gave an id (%d gave none: it failed, or returned no new number); %s sent with the target's id (%d of them other than the captured id), %d sent as captured: %d before their source gave the id, %d after a source that gave none; %s after them",
-			r.IDs.Produced, countOf(plan.Traced, "traced id source"), r.IDs.Lost, countOf(r.IDs.Mapped, "use of an id", "uses of ids"), r.IDs.Changed,
+		ids = fmt.Sprintf("; ids: %d of %s gave an id, %d none (failed, or returned no new number); uses of ids: %d sent with the target's id (%d of them other than the captured), %d as captured (%d before their source gave it, %d after a source that gave none), %s after those",
+			r.IDs.Produced, countOf(plan.Traced, "traced id source"), r.IDs.Lost, r.IDs.Mapped, r.IDs.Changed,
 			r.IDs.Early+r.IDs.AfterLost, r.IDs.Early, r.IDs.AfterLost, countOf(idErrs, "failure"))
 	}
 	order := ""

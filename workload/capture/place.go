@@ -1,7 +1,10 @@
 package capture
 
 import (
+	"cmp"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
@@ -27,23 +30,20 @@ type LogPlace struct {
 // gzip-compressed forms).
 var logExt = map[string]string{CSVLog: ".csv", JSONLog: ".json", Stderr: ".log"}
 
-// Files returns the log files of a format ("" for csvlog when the
-// directory holds csvlog files, else jsonlog, else stderr) in the place,
-// with the format and, for stderr, the prefix to read them with (given,
-// else the server's).
+// Files returns the log files of a format in the place, with the format
+// and, for stderr, the prefix to read them with (given, else the
+// server's): the files of that format in the log directory (any format
+// given as "": csvlog, else jsonlog, else stderr files), whatever
+// logging_collector is now (a capture's settings reverted turn it off for
+// the next restart); without such files and without the collector, the
+// server's standard error.
 func (p LogPlace) Files(format, prefix string) (files []string, _ string, _ string, err error) {
 	if format != "" && logExt[format] == "" {
 		return nil, "", "", fmt.Errorf("unknown log format %q: want csvlog, jsonlog or stderr", format)
 	}
-	if !p.Collector {
-		if format != "" && format != Stderr {
-			return nil, "", "", fmt.Errorf("the server writes no %s: logging_collector is off (run the lines of pglab capture --settings, then restart it)", format)
-		}
-		return []string{p.Stderr}, Stderr, orElse(prefix, p.Prefix), nil
-	}
 	byFormat := map[string][]string{}
 	ents, err := os.ReadDir(p.Dir)
-	if err != nil {
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return nil, "", "", fmt.Errorf("the server's log directory: %w", err)
 	}
 	for _, e := range ents {
@@ -54,23 +54,21 @@ func (p LogPlace) Files(format, prefix string) (files []string, _ string, _ stri
 			}
 		}
 	}
-	if format == "" {
-		for _, f := range []string{CSVLog, JSONLog, Stderr} {
-			if len(byFormat[f]) > 0 {
-				format = f
-				break
-			}
+	for _, f := range []string{CSVLog, JSONLog, Stderr} {
+		if format == "" && len(byFormat[f]) > 0 {
+			format = f
 		}
 	}
-	files = byFormat[format]
-	if len(files) == 0 {
-		what := "no log file"
-		if format != "" {
-			what = "no " + format + " file (*" + logExt[format] + ")"
-		}
-		return nil, "", "", fmt.Errorf("%s in the server's log directory %s", what, p.Dir)
+	switch files = byFormat[format]; {
+	case len(files) > 0:
+		sort.Strings(files)
+	case !p.Collector && (format == "" || format == Stderr):
+		files, format = []string{p.Stderr}, Stderr
+	case !p.Collector:
+		return nil, "", "", fmt.Errorf("no %s file in the server's log directory %s, and logging_collector is off (run the lines of pglab capture --settings, then restart the server)", format, p.Dir)
+	default:
+		return nil, "", "", fmt.Errorf("no %s file in the server's log directory %s", cmp.Or(format, "log"), p.Dir)
 	}
-	sort.Strings(files)
 	if format == Stderr {
 		prefix = orElse(prefix, p.Prefix)
 	}
