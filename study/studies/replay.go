@@ -95,7 +95,7 @@ func (*replayStudy) Info() study.Info {
 			Texts:  []results.TextView{{Name: "plan", Head: "Plans that differ (shape: node, join, index and relation; no estimates)", Markdown: true}},
 			Titles: map[string]string{
 				"ids_mapped":      "id uses sent with the target's id",
-				"ids_unmapped":    "id uses sent before their source gave the id",
+				"ids_unmapped":    "id uses sent as captured (their source late or lost)",
 				"id_sources_lost": "id sources that gave no id",
 				"id_errors":       "failures after a lost id",
 				"order_wait_ms":   "waits for earlier commits",

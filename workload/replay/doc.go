@@ -22,7 +22,8 @@
 // sequence call gives on the target replace the captured ones in the
 // statements that use them later, in every session (ids.go says how the
 // captured values are found from the log; Round.IDs counts what was
-// mapped and what could not be).
+// mapped and what could not be, and FPRound.IDErrors the failures that
+// ids a source gave late or not at all caused).
 //
 // A [Round] holds, per fingerprint, every call's latency (from sending
 // the statement to reading its result), the failures by SQLSTATE (those of
@@ -30,7 +31,9 @@
 // affected, and for read-only statements the sum of [RowHash] over every
 // row returned: a digest of the results that does not depend on the order
 // of rows or calls. [Explain] and [ShapeOf] give a statement's plan
-// without estimates, for comparing plans across servers ([Diff]).
+// without estimates, the partitions an Append reads folded, for comparing
+// plans across servers ([Diff]). Each fingerprint keeps the server's
+// query ids its statements had at capture (FP.QueryIDs).
 //
 // A workload is held in memory whole: about the size of its file
 // uncompressed.
