@@ -8,9 +8,9 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
-	"strconv"
 	"time"
 
+	"github.com/pglab/pglab/internal/units"
 	"github.com/pglab/pglab/workload"
 	"github.com/pglab/pglab/workload/sqltext"
 )
@@ -79,7 +79,7 @@ func (c *Counts) add(st *workload.Statement) {
 func (s *Summary) QueryIDs() string {
 	switch {
 	case s.WithQueryID > 0:
-		return fmt.Sprintf("%s of %s statements (the server's query_id, pg_stat_statements' queryid)", thousands(s.WithQueryID), thousands(s.Statements))
+		return fmt.Sprintf("%s of %s statements (the server's query_id, pg_stat_statements' queryid)", units.Count(s.WithQueryID), units.Count(s.Statements))
 	case s.Statements == 0 || s.ServerVersion == "13" || s.ServerVersion == "≤12" || (s.Format == Stderr && !s.prefixQueryID):
 		return ""
 	}
@@ -250,13 +250,4 @@ func (f *logFile) mostlyUnknown(st readStats, n int64) error {
 		what = fmt.Sprintf("do not begin with log_line_prefix %q (give the server's log_line_prefix with --prefix)", f.prefix.text)
 	}
 	return fmt.Errorf("%s: %d lines %s, more than the %d messages read: not a log pglab can read this way", f.path, st.unknown, what, n)
-}
-
-// thousands writes n with commas between groups of three digits.
-func thousands(n int64) string {
-	d := strconv.FormatInt(n, 10)
-	for i := len(d) - 3; i > 0 && d[i-1] != '-'; i -= 3 {
-		d = d[:i] + "," + d[i:]
-	}
-	return d
 }
