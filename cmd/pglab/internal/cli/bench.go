@@ -272,7 +272,7 @@ func (b *benchRun) lostLine(phase string, err error) {
 // resolveTarget resolves --target: a managed instance's name, or a DSN.
 // It returns the connection string and the database name to use.
 func resolveTarget(target, dbname string) (string, string, error) {
-	t, err := pgserver.OpenTarget(target)
+	t, err := openTarget(target)
 	switch {
 	case err != nil:
 		return "", "", err
@@ -282,6 +282,15 @@ func resolveTarget(target, dbname string) (string, string, error) {
 		return t.Instance.DSNFor(dbname), "", nil
 	}
 	return t.Instance.DSN(), "", nil
+}
+
+// openTarget opens --target TEXT (pgserver.OpenTarget): a text that does
+// not parse is a usage error.
+func openTarget(text string) (pgserver.Target, error) {
+	if _, err := pgserver.ParseTarget(text); err != nil {
+		return pgserver.Target{}, asUsage(err)
+	}
+	return pgserver.OpenTarget(text)
 }
 
 // initError prints a failed -i as pgbench does, then the lost server, if

@@ -151,7 +151,7 @@ func sqlLines(out string) (set, revert []string) {
 	return set, revert
 }
 
-// TestCaptureBadInput: every bad input is one line, exit 1, and leaves no
+// TestCaptureBadInput: every bad input is one line, exit 64, and leaves no
 // workload file (nor a temporary one) behind.
 func TestCaptureBadInput(t *testing.T) {
 	dir := t.TempDir()
@@ -199,7 +199,7 @@ func TestCaptureBadInput(t *testing.T) {
 	}
 	for _, tc := range cases {
 		r := run(t, append([]string{"capture"}, tc.args...)...)
-		assertOneLineError(t, r, tc.want)
+		assertUsageError(t, r, tc.want)
 	}
 	ents, _ := os.ReadDir(dir)
 	for _, e := range ents {

@@ -46,7 +46,7 @@ func TestEnvBadInput(t *testing.T) {
 				args = append(args, "--store", store)
 			}
 			r := run(t, args...)
-			assertOneLineError(t, r, c.want)
+			assertUsageError(t, r, c.want)
 			if _, err := os.Stat(store); err == nil {
 				t.Errorf("bad input wrote the store")
 			}

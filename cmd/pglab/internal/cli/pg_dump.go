@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os/exec"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -19,24 +20,25 @@ func newPgDumpCmd(env *Env) *cobra.Command {
 	return &cobra.Command{
 		Use:   "dump [--client 17|18] [pg_dump arguments]",
 		Short: "pg_dump of a version that dumps your server (13–18): Debian's client of 17 or 18, fetched into pglab's cache",
-		Long: `Runs pg_dump with the arguments given (pg_dump's own: -f FILE, --no-owner,
-the database or a connection string, PGHOST and the rest of libpq's environment).
+		Long: `Runs pg_dump with the arguments given, as pg_dump reads them: -h HOST, -p PORT,
+-U USER, -d DBNAME or a connection string, -f FILE, --no-owner, and PGHOST and the
+rest of libpq's environment. Its exit code is pg_dump's. Help is -? or --help, as
+pg_dump's; pglab's own option is --client.
 
 The server builds pglab installs have no client programs, and a pg_dump refuses a
 server of a newer major version than its own (a Debian 12 machine's is 15). pglab
 fetches PostgreSQL 17's client from Debian 13 (trixie) once, into ` + pgclient.Dir() + `,
 with the C library it was built against, and runs it from there; it dumps servers of
 13 to 17. For an 18 server it fetches 18's (Debian unstable) instead, when 17's
-says the server is newer, or when --client 18 asks for it.
-
-  pglab pg dump --no-owner -f app.sql app
+says the server is newer, or when --client 18 asks for it.`,
+		Example: `  pglab pg dump -h db.example.com -U me --no-owner -f app.sql app
   pglab pg dump --client 18 -f app.sql 'host=db1 dbname=app user=me'`,
 		DisableFlagParsing: true,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if len(args) > 0 && (args[0] == "-h" || args[0] == "--help") {
+			args = globalFlags(env, args)
+			if len(args) > 0 && (args[0] == "-?" || args[0] == "--help") {
 				return cmd.Help()
 			}
-			args = globalFlags(env, args)
 			major, explicit, args, err := clientFlag(args)
 			if err != nil {
 				return err
@@ -75,25 +77,31 @@ func globalFlags(env *Env, args []string) []string {
 	return out
 }
 
-// clientFlag reads a leading --client N (or --client=N): the major version
-// of the client to run (17 by default) and whether it was given.
+// clientFlag takes --client N (or --client=N) out of args, wherever it
+// is (pg_dump has no such option): the major version of the client to
+// run (17 by default) and whether it was given.
 func clientFlag(args []string) (major int, explicit bool, rest []string, err error) {
-	if len(args) == 0 || !strings.HasPrefix(args[0], "--client") {
-		return 17, false, args, nil
-	}
-	val, ok := strings.CutPrefix(args[0], "--client=")
-	rest = args[1:]
-	if !ok {
-		if args[0] != "--client" || len(args) < 2 {
-			return 0, false, nil, errors.New("--client needs a major version: 17 or 18")
+	major = 17
+	for i := 0; i < len(args); i++ {
+		val, ok := strings.CutPrefix(args[i], "--client=")
+		switch {
+		case args[i] == "--client" && i+1 < len(args):
+			val, ok = args[i+1], true
+			i++
+		case args[i] == "--client":
+			return 0, false, nil, badInput("--client needs a major version: %s", pgclient.MajorsText())
 		}
-		val, rest = args[1], args[2:]
+		if !ok {
+			rest = append(rest, args[i])
+			continue
+		}
+		major, err = strconv.Atoi(val)
+		if err != nil || !slices.Contains(pgclient.Majors(), major) {
+			return 0, false, nil, badInput("--client %s: pglab fetches the client programs of PostgreSQL %s only", val, pgclient.MajorsText())
+		}
+		explicit = true
 	}
-	major, err = strconv.Atoi(val)
-	if err != nil {
-		return 0, false, nil, fmt.Errorf("--client %q: a major version, 17 or 18", val)
-	}
-	return major, true, rest, nil
+	return major, explicit, rest, nil
 }
 
 // runPgDump runs the client's pg_dump with args, its output passed

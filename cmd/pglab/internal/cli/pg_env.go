@@ -15,7 +15,7 @@ func pgStartProfile(specs, files []string) (*env.Profile, error) {
 		return nil, err
 	}
 	if err := ps[0].CheckForInstance(); err != nil {
-		return nil, err
+		return nil, asUsage(err)
 	}
 	return &ps[0], nil
 }

@@ -3,6 +3,7 @@ package cli_test
 import (
 	"bytes"
 	"context"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -61,7 +62,7 @@ func TestPgStartBadInput(t *testing.T) {
 			// Without --quiet: the error is the only line, no progress
 			// line of an initdb that went before it.
 			r := run(t, c.args...)
-			assertOneLineError(t, r, c.want)
+			assertUsageError(t, r, c.want)
 			if n := strings.Count(strings.TrimRight(r.stderr, "\n"), "\n") + 1; n != 1 {
 				t.Errorf("%d lines on stderr, want 1:\n%s", n, r.stderr)
 			}
@@ -232,5 +233,48 @@ func TestPgDump(t *testing.T) {
 	if strings.Contains(r.stdout+r.stderr, "password") || strings.Contains(string(data), "OWNER TO") {
 		t.Errorf("the dump printed a password or kept owners:\n%s%s", r.stdout, r.stderr)
 	}
-	assertOneLineError(t, run(t, "pg", "dump", "--client", "12", "-f", out, dsn), "pglab fetches the client programs of PostgreSQL 17 and 18 only")
+	assertUsageError(t, run(t, "pg", "dump", "--client", "12", "-f", out, dsn), "pglab fetches the client programs of PostgreSQL 17 and 18 only")
+}
+
+// TestPgDumpOptionLetters: pglab pg dump reads pg_dump's own letters,
+// -h HOST among them (as pg_dump, help is -? or --help), and exits with
+// pg_dump's code: it never prints its help and exits 0 instead of
+// dumping.
+func TestPgDumpOptionLetters(t *testing.T) {
+	inst := pgtest.Shared(t, "17")
+	u, err := url.Parse(pgtest.CreateDB(t, inst))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("PGPASSWORD", inst.Password())
+	for _, k := range []string{"PGHOST", "PGPORT", "PGUSER", "PGDATABASE", "PGSERVICE"} {
+		t.Setenv(k, "") // restored after the test
+		os.Unsetenv(k)
+	}
+	pgtest.Connect(t, u.String()).Exec(context.Background(), "create table letters (a int); insert into letters values (42)")
+	out := filepath.Join(t.TempDir(), "app.sql")
+	db := strings.TrimPrefix(u.Path, "/")
+	r := run(t, "--quiet", "pg", "dump", "-h", u.Hostname(), "-p", u.Port(), "-U", u.User.Username(), "--no-owner", "-f", out, db)
+	if r.code != 0 {
+		t.Fatalf("pg dump -h %s: exit %d: %s", u.Hostname(), r.code, r.stderr)
+	}
+	if data, err := os.ReadFile(out); err != nil || !strings.Contains(string(data), "COPY public.letters (a) FROM stdin;\n42\n") {
+		t.Errorf("the dump of -h -p -U %s lacks the table: %v\n%.300s", db, err, data)
+	}
+	// -d names the database, as pg_dump's -d.
+	r = run(t, "--quiet", "pg", "dump", "-h", u.Hostname(), "-p", u.Port(), "-U", u.User.Username(), "-d", db, "-t", "letters", "--data-only")
+	if r.code != 0 || !strings.Contains(r.stdout, "42") {
+		t.Errorf("pg dump -d %s: exit %d\n%s%s", db, r.code, r.stdout, r.stderr)
+	}
+	// A host that does not answer: pg_dump's failure, not pglab's help.
+	r = run(t, "--quiet", "pg", "dump", "-h", "127.0.0.1", "-p", "1", "-f", filepath.Join(t.TempDir(), "never.sql"), db)
+	if r.code != 1 || strings.Contains(r.stdout, "Usage") || !strings.Contains(r.stderr, "127.0.0.1") {
+		t.Errorf("pg dump -h to a closed port: exit %d, want pg_dump's 1\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	for _, help := range []string{"-?", "--help"} {
+		r = run(t, "pg", "dump", help)
+		if r.code != 0 || !strings.Contains(r.stdout, "-h HOST") || !strings.Contains(r.stdout, "--client") {
+			t.Errorf("pg dump %s: exit %d\n%s%s", help, r.code, r.stdout, r.stderr)
+		}
+	}
 }

@@ -79,9 +79,9 @@ report.html and report.json into it, or report.<ext> of the --format given.`,
 					}
 				}
 			}
-			st, err := results.OpenReadOnly(env.Ctx, store)
+			st, err := openStore(env, store)
 			if err != nil {
-				return badInput("%v", err)
+				return err
 			}
 			defer st.Close()
 			d, err := runs.Load(env.Ctx, st, args...)

@@ -35,9 +35,9 @@ to 'pglab report' to render a run again, or two to compare them.`,
 			if limit < 0 {
 				return badInput("--limit must be 0 (all) or more: got %d", limit)
 			}
-			st, err := results.OpenReadOnly(env.Ctx, store)
+			st, err := openStore(env, store)
 			if err != nil {
-				return badInput("%v", err)
+				return err
 			}
 			defer st.Close()
 			runs, err := st.Runs(env.Ctx, results.RunFilter{Limit: limit})

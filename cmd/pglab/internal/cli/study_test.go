@@ -23,31 +23,31 @@ func TestStudyBadInput(t *testing.T) {
 	store := filepath.Join(t.TempDir(), "r.db")
 	cases := []struct {
 		args []string
+		code int
 		want string
 	}{
-		{[]string{"study"}, "name one study"},
-		{[]string{"study", "nosuch", "--versions", "17"}, `unknown study "nosuch"`},
-		{[]string{"study", "commit"}, "name the servers"},
-		{[]string{"study", "commit", "--versions", "12"}, "PostgreSQL 12 is not supported"},
-		{[]string{"study", "commit", "--versions", "17", "--param", "nosuch=1"}, `study commit has no parameter "nosuch"`},
-		{[]string{"study", "commit", "--versions", "17", "--param", "rows=abc"}, "--param rows=abc: want an integer"},
-		{[]string{"study", "commit", "--versions", "17", "--param", "rows=0"}, "must be at least 1"},
-		{[]string{"study", "commit", "--versions", "17", "--param", "protocols=carrier-pigeon"}, `"carrier-pigeon": want one of simple, extended, prepared, pipeline`},
-		{[]string{"study", "commit", "--versions", "17", "--param", "noequals"}, `invalid --param "noequals"`},
-		{[]string{"study", "commit", "--versions", "17", "--set", "nope"}, `invalid setting "nope"`},
-		{[]string{"study", "commit", "--versions", "17", "--checksums", "sometimes"}, "--checksums must be on or off"},
-		{[]string{"study", "commit", "--versions", "17,17"}, `target name "pg17" is given twice`},
-		{[]string{"study", "commit", "--target", "a=postgres://u:sekret@127.0.0.1:1/db"}, "target a: connect"},
-		{[]string{"study", "commit", "--target", "a="}, "empty DSN"},
-		{[]string{"study", "commit", "--target", "nosuchinstance"}, `no such instance "nosuchinstance"`},
-		{[]string{"study", "commit", "--versions", "17", "--reps", "-1"}, "--reps: want auto or a whole number of at least 1"},
-		{[]string{"study", "commit", "--versions", "17", "--set", "no_such_param=1"}, `unrecognized configuration parameter "no_such_param"`},
+		{[]string{"study"}, 64, "name one study"},
+		{[]string{"study", "nosuch", "--versions", "17"}, 64, `unknown study "nosuch"`},
+		{[]string{"study", "commit"}, 64, "name the servers"},
+		{[]string{"study", "commit", "--versions", "12"}, 64, "PostgreSQL 12 is not supported"},
+		{[]string{"study", "commit", "--versions", "17", "--param", "nosuch=1"}, 64, `study commit has no parameter "nosuch"`},
+		{[]string{"study", "commit", "--versions", "17", "--param", "rows=abc"}, 64, "--param rows=abc: want an integer"},
+		{[]string{"study", "commit", "--versions", "17", "--param", "rows=0"}, 64, "must be at least 1"},
+		{[]string{"study", "commit", "--versions", "17", "--param", "protocols=carrier-pigeon"}, 64, `"carrier-pigeon": want one of simple, extended, prepared, pipeline`},
+		{[]string{"study", "commit", "--versions", "17", "--param", "noequals"}, 64, `invalid --param "noequals"`},
+		{[]string{"study", "commit", "--versions", "17", "--set", "nope"}, 64, `invalid setting "nope"`},
+		{[]string{"study", "commit", "--versions", "17", "--checksums", "sometimes"}, 64, "--checksums must be on or off"},
+		{[]string{"study", "commit", "--versions", "17,17"}, 64, `target name "pg17" is given twice`},
+		{[]string{"study", "commit", "--target", "a=postgres://u:sekret@127.0.0.1:1/db"}, 1, "target a: connect"},
+		{[]string{"study", "commit", "--target", "nosuchinstance"}, 64, `no such instance "nosuchinstance"`},
+		{[]string{"study", "commit", "--versions", "17", "--reps", "-1"}, 64, "--reps: want auto or a whole number of at least 1"},
+		{[]string{"study", "commit", "--versions", "17", "--set", "no_such_param=1"}, 64, `unrecognized configuration parameter "no_such_param"`},
 	}
 	t.Setenv("XDG_STATE_HOME", pgtest.TempDir(t))
 	for _, c := range cases {
 		t.Run(strings.Join(c.args, " "), func(t *testing.T) {
 			r := run(t, append([]string{"--quiet", "--no-install"}[:1], append(c.args, "--store", store)...)...)
-			assertOneLineError(t, r, c.want)
+			assertExit(t, r, c.code, c.want)
 			if strings.Contains(r.stderr, "sekret") {
 				t.Errorf("password printed: %s", r.stderr)
 			}

@@ -3,7 +3,6 @@ package cli
 import (
 	"errors"
 
-	"github.com/pglab/pglab/pgserver"
 	"github.com/pglab/pglab/redact"
 	"github.com/pglab/pglab/tune"
 	"github.com/pglab/pglab/tune/apply"
@@ -18,7 +17,7 @@ type tuneTarget struct {
 // openTuneTarget resolves --target: the name of a running managed
 // instance, NAME=DSN (a DSN labelled NAME), or a DSN.
 func openTuneTarget(target string) (*apply.Server, error) {
-	t, err := pgserver.OpenTarget(target)
+	t, err := openTarget(target)
 	if err != nil {
 		return nil, err
 	}

@@ -59,7 +59,7 @@ func TestTuneSeed003(t *testing.T) {
 	}
 }
 
-// TestTuneBadInput: one line naming the problem, exit code 1, nothing on stdout.
+// TestTuneBadInput: one line naming the problem, exit code 64, nothing on stdout.
 func TestTuneBadInput(t *testing.T) {
 	cases := []struct {
 		args []string
@@ -95,8 +95,8 @@ func TestTuneBadInput(t *testing.T) {
 			// Everything else given, so that only the bad input can fail.
 			args := append([]string{"--memory", "4GB", "--cpus", "2", "--storage", "ssd"}, c.args...)
 			code, stdout, stderr := tuneRun(t, args...)
-			if code != 1 || stdout != "" || stderr != c.want+"\n" {
-				t.Errorf("code %d, stdout %q, stderr %q; want 1, \"\", %q", code, stdout, stderr, c.want+"\n")
+			if code != 64 || stdout != "" || stderr != c.want+"\n" {
+				t.Errorf("code %d, stdout %q, stderr %q; want 64, \"\", %q", code, stdout, stderr, c.want+"\n")
 			}
 		})
 	}

@@ -59,7 +59,7 @@ its index from JOB_COMPLETION_INDEX (see 'pglab bench --k8s-job').`,
 			if target != "" {
 				c, db, err := resolveTarget(target, "")
 				if err != nil {
-					return badInput("%v", err)
+					return err
 				}
 				conn = c
 				if db != "" {
