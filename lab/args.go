@@ -8,6 +8,7 @@ import (
 	"github.com/pglab/pglab/dataset"
 	"github.com/pglab/pglab/pgserver"
 	"github.com/pglab/pglab/redact"
+	"github.com/pglab/pglab/study"
 )
 
 // Args are a comparison's servers and how to treat them as a command line
@@ -80,6 +81,11 @@ func (a Args) Fill(spec *Spec) error {
 		}
 		if t.Label == "" {
 			return inputError(FieldServers, "{target} %s: name the server, NAME=DSN (the report's column)", redact.DSN(text))
+		}
+		if !t.Named() {
+			if _, err := study.ParseDSN(t.Label, t.DSN); err != nil {
+				return &InputError{Field: FieldServers, Err: err}
+			}
 		}
 		spec.Servers = append(spec.Servers, Server{Name: t.Label, DSN: t.DSN})
 	}

@@ -41,10 +41,17 @@ func init() {
 	}
 }
 
+// EnvDSN is the DSN of NAME= (an empty DSN): libpq's URI that gives
+// nothing, so that everything comes from the PG* environment variables,
+// the service file and libpq's defaults, as libpq does for an empty
+// connection string.
+const EnvDSN = "postgresql://"
+
 // ParseTarget reads --target TEXT without opening anything. TEXT is a URL
 // (postgres://…), a key=value connection string (host=… port=…), NAME=DSN
-// (a connection string labelled NAME, as reports name the server), or the
-// NAME of an instance of 'pglab pg start'. Errors start with "--target"
+// (a connection string labelled NAME, as reports name the server; NAME=
+// alone takes everything from the PG* environment variables: EnvDSN), or
+// the NAME of an instance of 'pglab pg start'. Errors start with "--target"
 // and hold no password.
 func ParseTarget(text string) (Target, error) {
 	text = strings.TrimSpace(text)
@@ -56,14 +63,14 @@ func ParseTarget(text string) (Target, error) {
 	}
 	name, dsn, labelled := strings.Cut(text, "=")
 	name = strings.TrimSpace(name)
-	switch {
-	case labelled && libpqKeywords[name]:
+	if labelled && libpqKeywords[name] {
 		return Target{DSN: text}, nil
-	case labelled && strings.TrimSpace(dsn) == "":
-		return Target{}, fmt.Errorf("--target %s=: empty DSN", name)
 	}
 	if err := ValidateName(name); err != nil {
 		return Target{}, fmt.Errorf("--target: %w", err)
+	}
+	if labelled && strings.TrimSpace(dsn) == "" {
+		dsn = EnvDSN
 	}
 	return Target{Label: name, DSN: dsn}, nil
 }

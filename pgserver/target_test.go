@@ -15,7 +15,8 @@ func TestParseTarget(t *testing.T) {
 		{"host=/tmp port=5432 dbname=x", "", "host=/tmp port=5432 dbname=x", ""},
 		{"prod=postgres://u@h/db", "prod", "postgres://u@h/db", ""},
 		{"a=host=127.0.0.1 port=1", "a", "host=127.0.0.1 port=1", ""},
-		{"a=", "", "", "--target a=: empty DSN"},
+		{"a=", "a", EnvDSN, ""},
+		{"a= ", "a", EnvDSN, ""},
 		{" ", "", "", "--target is empty"},
 		{"bad/name=postgres://u:secret@h/d", "", "", `--target: invalid instance name "bad/name"`},
 	}
