@@ -36,6 +36,9 @@ type Args struct {
 	Envs, EnvFiles []string
 	// CacheLimit is --cache-limit, a size ("0": no cache).
 	CacheLimit string
+	// Conn are psql's -h, -p, -U and -d: put in place of the parts of
+	// every --target DSN.
+	Conn pgserver.ConnParts
 }
 
 // Fill reads the arguments into spec, without touching any server; the
@@ -75,21 +78,39 @@ func (a Args) Fill(spec *Spec) error {
 		}
 	}
 	for _, text := range a.Targets {
-		t, err := pgserver.ParseTarget(text)
+		s, err := a.server(text)
 		if err != nil {
-			return &InputError{Field: FieldServers, Err: err}
+			return err
 		}
-		if t.Label == "" {
-			return inputError(FieldServers, "{target} %s: name the server, NAME=DSN (the report's column)", redact.DSN(text))
-		}
-		if !t.Named() {
-			if _, err := study.ParseDSN(t.Label, t.DSN); err != nil {
-				return &InputError{Field: FieldServers, Err: err}
-			}
-		}
-		spec.Servers = append(spec.Servers, Server{Name: t.Label, DSN: t.DSN})
+		spec.Servers = append(spec.Servers, s)
+	}
+	if !a.Conn.Empty() && len(spec.Servers) == 0 {
+		return inputError(FieldServers, "-h, -p, -U and -d go with {target} NAME=DSN (NAME= for the PG* variables' server)")
 	}
 	return nil
+}
+
+// server reads one --target: a named instance, or NAME=DSN with the parts
+// of Conn put in place of the DSN's.
+func (a Args) server(text string) (Server, error) {
+	t, err := pgserver.ParseTarget(text)
+	switch {
+	case err != nil:
+		return Server{}, &InputError{Field: FieldServers, Err: err}
+	case t.Label == "":
+		return Server{}, inputError(FieldServers, "{target} %s: name the server, NAME=DSN (the report's column)", redact.DSN(text))
+	case t.Named() && !a.Conn.Empty():
+		return Server{}, inputError(FieldServers, "-h, -p, -U and -d go with {target} NAME=DSN, not with the instance %s (pglab knows how to reach it)", t.Label)
+	case t.Named():
+		return Server{Name: t.Label}, nil
+	}
+	if t.DSN, err = a.Conn.Apply(t.DSN); err != nil {
+		return Server{}, inputError(FieldServers, "{target} %s: %w", t.Label, err)
+	}
+	if _, err := study.ParseDSN(t.Label, t.DSN); err != nil {
+		return Server{}, &InputError{Field: FieldServers, Err: err}
+	}
+	return Server{Name: t.Label, DSN: t.DSN}, nil
 }
 
 // fillWorkers reads --workers, --listen and --token.

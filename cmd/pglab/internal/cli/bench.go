@@ -293,6 +293,26 @@ func openTarget(text string) (pgserver.Target, error) {
 	return pgserver.OpenTarget(text)
 }
 
+// connTarget opens --target TEXT with psql's -h, -p, -U and -d put in
+// place of the parts of its DSN; with no TEXT, they connect as psql would
+// (the PG* variables fill in the rest). A named instance takes none.
+func connTarget(text string, conn pgserver.ConnParts) (pgserver.Target, error) {
+	if conn.Empty() {
+		return openTarget(text)
+	}
+	t, err := pgserver.Target{DSN: pgserver.EnvDSN}, error(nil)
+	if text != "" {
+		t, err = pgserver.ParseTarget(text)
+	}
+	if err == nil && t.Named() {
+		err = fmt.Errorf("-h, -p, -U and -d go with a DSN, not with the instance %s (pglab knows how to reach it)", t.Label)
+	}
+	if err == nil {
+		t.DSN, err = conn.Apply(t.DSN)
+	}
+	return t, asUsage(err)
+}
+
 // initError prints a failed -i as pgbench does, then the lost server, if
 // that is why it failed.
 func (b *benchRun) initError(err error) int {

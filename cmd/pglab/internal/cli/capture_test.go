@@ -20,7 +20,7 @@ import (
 // default, inspects the workload, and reverts the settings with the lines
 // printed.
 func TestCaptureJourney(t *testing.T) {
-	r := run(t, "capture", "--settings", "--version", "17")
+	r := run(t, "capture", "--settings", "--versions", "17")
 	if r.code != 0 || r.stderr != "" {
 		t.Fatalf("capture --settings: exit %d, stderr %q", r.code, r.stderr)
 	}
@@ -185,17 +185,17 @@ func TestCaptureBadInput(t *testing.T) {
 		{[]string{"--log", good, "--out", filepath.Join(dir, "no", "such", "dir", "w")}, "create workload file"},
 		{[]string{"--log", okOut, "--out", out}, "is a pglab workload file, not a server log"},
 		{[]string{"--log", good, stderrLog, "--out", out}, "give logs of one format"},
-		{[]string{"--log", good, "--out", out, "--format", "syslog"}, `unknown log format "syslog"`},
-		{[]string{"--log", good, "--out", out, "--format", "csvlog", "--prefix", "%m "}, "--prefix is for stderr logs"},
+		{[]string{"--log", good, "--out", out, "--log-format", "syslog"}, `unknown log format "syslog"`},
+		{[]string{"--log", good, "--out", out, "--log-format", "csvlog", "--prefix", "%m "}, "--prefix is for stderr logs"},
 		{[]string{"--log", stderrLog, "--out", out, "--prefix", "%m %u"}, "cannot tell sessions apart"},
 		{[]string{"--log", good}, "--out WORKLOAD is needed"},
-		{[]string{"--log", good, "--out", out, "--version", "16"}, "--version goes with --settings"},
+		{[]string{"--log", good, "--out", out, "--versions", "16"}, "--versions goes with --settings"},
 		{[]string{}, "give one of --settings"},
 		{[]string{"--inspect", otherVersion}, "a pglab workload of format version 2; this pglab reads version 1"},
 		{[]string{"--inspect", notWorkload}, "not a pglab workload file"},
 		{[]string{"--inspect", good}, "not a pglab workload file"},
-		{[]string{"--settings", "--version", "13", "--format", "jsonlog"}, "jsonlog needs PostgreSQL 15 or later"},
-		{[]string{"--settings", "--version", "12"}, "pglab captures from PostgreSQL 13 to 18, not 12"},
+		{[]string{"--settings", "--versions", "13", "--log-format", "jsonlog"}, "jsonlog needs PostgreSQL 15 or later"},
+		{[]string{"--settings", "--versions", "12"}, "pglab captures from PostgreSQL 13 to 18, not 12"},
 	}
 	for _, tc := range cases {
 		r := run(t, append([]string{"capture"}, tc.args...)...)

@@ -170,7 +170,7 @@ func TestBadInputCatalogue(t *testing.T) {
 		{args: s("tune", "--memory", "0GB"), want: "must be greater than zero"},
 		{args: s("tune", "--memory", "9223372036854775807TB"), want: "PGTune's maximum"},
 		{args: s("tune", "--cpus", "0"), want: "cpus"},
-		{args: s("tune", "--pg-version", "9"), want: "pg-version"},
+		{args: s("tune", "--versions", "9"), want: "versions"},
 		{args: s("tune", "--type", "nosuch"), want: "type"},
 		{args: s("tune", "--format", "xml"), want: "format"},
 		{args: s("tune", "--os", "beos"), want: "os"},
@@ -179,11 +179,11 @@ func TestBadInputCatalogue(t *testing.T) {
 		{args: s("tune", "--apply"), want: "--target"},
 
 		// pg
-		{args: s("pg", "start", "--version", "12"), want: "PostgreSQL 12 is not supported"},
-		{args: s("pg", "start", "--version", "17", "--name", "bad/name"), want: "bad/name"},
-		{args: s("pg", "start", "--version", "19", "--no-install"), want: "19", code: 1},
-		{args: s("pg", "start", "--version", "17", "--set", "nope"), want: `invalid setting "nope"`},
-		{args: s("pg", "start", "--version", "17", "--name", "badset", "--set", "no_such_param=1"), want: "no_such_param"},
+		{args: s("pg", "start", "--versions", "12"), want: "PostgreSQL 12 is not supported"},
+		{args: s("pg", "start", "--versions", "17", "--name", "bad/name"), want: "bad/name"},
+		{args: s("pg", "start", "--versions", "19", "--no-install"), want: "19", code: 1},
+		{args: s("pg", "start", "--versions", "17", "--set", "nope"), want: `invalid setting "nope"`},
+		{args: s("pg", "start", "--versions", "17", "--name", "badset", "--set", "no_such_param=1"), want: "no_such_param"},
 		{args: s("pg", "stop", "nosuch"), want: "nosuch"},
 		{args: s("pg", "install", "abc"), want: `invalid PostgreSQL version "abc"`},
 	}

@@ -62,11 +62,12 @@ Study parameters: --param study.name=value (e.g. --param vacuum.rows=1000000), o
 			if err != nil {
 				return err
 			}
-			return runCompare(env, spec, c.details)
+			return runCompare(env, spec, c.details, &c.verdict)
 		},
 	}
 	f := cmd.Flags()
 	registerTargetFlags(f, &c.targets)
+	registerConnFlags(cmd, &c.targets.Conn)
 	f.StringVar(&c.studies, "studies", "all", "studies to run: all, or a comma-separated list ("+strings.Join(study.Names(), ", ")+")")
 	c.reps.register(f)
 	f.BoolVar(&c.quick, "quick", false, "every study's quick parameter values: the whole comparison in minutes")
@@ -139,7 +140,7 @@ func parseConfigFlag(text string) (lab.Config, error) {
 
 // runCompare runs a comparison (of compare's flags or a plan file) and
 // writes its reports.
-func runCompare(env *Env, spec *lab.Spec, details bool) error {
+func runCompare(env *Env, spec *lab.Spec, details bool, verdict *verdictFlags) error {
 	kind := results.KindCompare
 	if spec.Plan != "" {
 		kind = results.KindPlan
@@ -156,7 +157,7 @@ func runCompare(env *Env, spec *lab.Spec, details bool) error {
 		}
 		fmt.Fprintf(env.Stderr, "pglab: run %s stored in %s; reports in %s\n", res.RunID, storeLocation(spec.Store), out)
 		if err == nil {
-			err = failOnRegressions(env, ds, spec.FailOn)
+			err = verdict.tell(env, ds, spec.FailOn, true)
 		}
 	}
 	return err

@@ -193,19 +193,22 @@ func newPgStartCmd(env *Env) *cobra.Command {
 	var noInstall, unenforced bool
 	var timeout time.Duration
 	cmd := &cobra.Command{
-		Use:   "start --version N [--name NAME] [--set name=value ...]",
+		Use:   "start --versions N [--name NAME] [--set name=value ...]",
 		Short: "Start a named PostgreSQL server that outlives the command; prints its DSN",
 		Long: `Start a managed PostgreSQL server (initdb on first start) and print its DSN,
 password included, on standard output. The server listens on a free port on
 127.0.0.1 only (scram-sha-256) and keeps running after pglab exits; stop it
 with 'pglab pg stop NAME'. Missing versions are installed first.`,
-		Example: `  DSN=$(pglab pg start --version 17 --name a --set shared_buffers=256MB)
+		Example: `  DSN=$(pglab pg start --versions 17 --name a --set shared_buffers=256MB)
   psql "$DSN" -c 'show shared_buffers'
   pglab pg stop a`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if version == "" {
-				return badInput("pg start: --version is required (e.g. --version 17)")
+			switch {
+			case version == "":
+				return badInput("pg start: --versions is required (e.g. --versions 17)")
+			case strings.Contains(version, ","):
+				return badInput("pg start: --versions %s: one version, one server (e.g. --versions 17)", version)
 			}
 			settings, err := pgserver.ParseSettings(sets)
 			if err != nil {
@@ -274,7 +277,8 @@ with 'pglab pg stop NAME'. Missing versions are installed first.`,
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&version, "version", "", "PostgreSQL version: a major (17) or a release (17.10)")
+	f.StringVar(&version, "versions", "", "PostgreSQL version: a major (17) or a release (17.10)")
+	alias(f, "version", "versions")
 	f.StringVar(&name, "name", "", "instance name (default pg<major>)")
 	f.StringArrayVar(&sets, "set", nil, "server setting name=value (repeatable)")
 	f.StringVar(&checksums, "checksums", "off", "data checksums: on or off (the same default for every version)")

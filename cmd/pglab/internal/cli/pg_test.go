@@ -42,15 +42,15 @@ func TestPgStartBadInput(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"pg", "start", "--version", "12"}, "PostgreSQL 12 is not supported"},
-		{[]string{"pg", "start", "--version", "abc"}, `invalid PostgreSQL version "abc"`},
-		{[]string{"pg", "start"}, "--version is required"},
-		{[]string{"pg", "start", "--version", "17", "--set", "no_such_param=1"}, `--set no_such_param=1: unrecognized configuration parameter "no_such_param"`},
-		{[]string{"pg", "start", "--version", "17", "--set", "shared_buffers=lots"}, `--set shared_buffers=lots: invalid value for parameter "shared_buffers": "lots"`},
-		{[]string{"pg", "start", "--version", "17", "--set", "=1"}, `invalid setting "=1"`},
-		{[]string{"pg", "start", "--version", "17", "--checksums", "maybe"}, "--checksums must be on or off"},
-		{[]string{"pg", "start", "--version", "17", "--name", "a/b"}, `invalid instance name "a/b"`},
-		{[]string{"pg", "start", "--version", "17", "--bogus"}, "unknown flag: --bogus"},
+		{[]string{"pg", "start", "--versions", "12"}, "PostgreSQL 12 is not supported"},
+		{[]string{"pg", "start", "--versions", "abc"}, `invalid PostgreSQL version "abc"`},
+		{[]string{"pg", "start"}, "--versions is required"},
+		{[]string{"pg", "start", "--versions", "17", "--set", "no_such_param=1"}, `--set no_such_param=1: unrecognized configuration parameter "no_such_param"`},
+		{[]string{"pg", "start", "--versions", "17", "--set", "shared_buffers=lots"}, `--set shared_buffers=lots: invalid value for parameter "shared_buffers": "lots"`},
+		{[]string{"pg", "start", "--versions", "17", "--set", "=1"}, `invalid setting "=1"`},
+		{[]string{"pg", "start", "--versions", "17", "--checksums", "maybe"}, "--checksums must be on or off"},
+		{[]string{"pg", "start", "--versions", "17", "--name", "a/b"}, `invalid instance name "a/b"`},
+		{[]string{"pg", "start", "--versions", "17", "--bogus"}, "unknown flag: --bogus"},
 		{[]string{"pg", "stop"}, "name an instance"},
 		{[]string{"pg", "stop", "nosuch"}, `no such instance "nosuch"`},
 		{[]string{"pg", "install"}, "name at least one version"},
@@ -79,7 +79,7 @@ func TestPgStartStop(t *testing.T) {
 	state := pgtest.TempDir(t)
 	t.Setenv("XDG_STATE_HOME", state)
 	pgtest.Binaries(t, pgtest.DefaultVersion())
-	r := run(t, "pg", "start", "--version", pgtest.DefaultVersion(), "--name", "a", "--set", "shared_buffers=256MB")
+	r := run(t, "pg", "start", "--versions", pgtest.DefaultVersion(), "--name", "a", "--set", "shared_buffers=256MB")
 	if r.code != 0 {
 		t.Fatalf("pg start: exit %d: %s", r.code, r.stderr)
 	}
@@ -125,7 +125,7 @@ func TestPgStartSIGTERM(t *testing.T) {
 	for _, delay := range []time.Duration{100 * time.Millisecond, 400 * time.Millisecond, 800 * time.Millisecond} {
 		t.Run(delay.String(), func(t *testing.T) {
 			state := pgtest.TempDir(t)
-			cmd := exec.Command(bin, "pg", "start", "--version", pgtest.DefaultVersion(), "--name", "sig")
+			cmd := exec.Command(bin, "pg", "start", "--versions", pgtest.DefaultVersion(), "--name", "sig")
 			cmd.Env = append(os.Environ(), "XDG_STATE_HOME="+state)
 			var stderr bytes.Buffer
 			cmd.Stderr = &stderr
@@ -166,7 +166,7 @@ func TestPgTwoVersionsSideBySide(t *testing.T) {
 	dsns := map[string]string{}
 	for _, v := range versions[:2] {
 		pgtest.Binaries(t, v)
-		r := run(t, "--quiet", "pg", "start", "--version", v)
+		r := run(t, "--quiet", "pg", "start", "--versions", v)
 		if r.code != 0 {
 			t.Fatalf("pg start %s: %s", v, r.stderr)
 		}

@@ -35,7 +35,7 @@ from standard input). Errors name the file, line and field. An example plan:
 			if err := verdict.fill(spec); err != nil {
 				return err
 			}
-			return runCompare(env, spec, details)
+			return runCompare(env, spec, details, &verdict)
 		},
 	}
 	verdict.register(cmd.Flags())

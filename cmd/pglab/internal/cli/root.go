@@ -149,13 +149,15 @@ report that says which differences are real.`,
 		SilenceErrors: true,
 		Version:       buildinfo.String(),
 		RunE:          func(cmd *cobra.Command, args []string) error { return cmd.Help() },
+		PersistentPreRun: func(cmd *cobra.Command, args []string) {
+			noteDeprecated(env.Stderr, cmd)
+		},
 	}
 	root.SetIn(env.Stdin)
 	root.SetOut(env.Stdout)
 	root.SetErr(env.Stderr)
 	root.SetVersionTemplate("pglab {{.Version}}\n")
 	root.Args = unknownCommand
-	root.CompletionOptions.DisableDefaultCmd = true
 	root.PersistentFlags().StringVar(&env.PgBin, "pg-bin", "", "directory of PostgreSQL server binaries, searched first")
 	root.PersistentFlags().BoolVar(&env.Quiet, "quiet", false, "no progress lines on stderr")
 
@@ -178,6 +180,8 @@ report that says which differences are real.`,
 	for _, c := range cmds {
 		root.AddCommand(c)
 	}
+	root.InitDefaultCompletionCmd()
+	setCompletions(root)
 	setFlagErrors(root)
 	return root
 }

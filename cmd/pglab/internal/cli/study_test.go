@@ -171,7 +171,7 @@ func TestSignalStudyRestoresSettings(t *testing.T) {
 	state := pgtest.TempDir(t)
 	t.Setenv("XDG_STATE_HOME", state)
 	tmp := pgtest.TempDir(t)
-	r := run(t, "--quiet", "pg", "start", "--version", pgtest.DefaultVersion(), "--name", "intr")
+	r := run(t, "--quiet", "pg", "start", "--versions", pgtest.DefaultVersion(), "--name", "intr")
 	if r.code != 0 {
 		t.Fatalf("pg start: %s", r.stderr)
 	}
@@ -275,7 +275,7 @@ func waitForMeasurements(t *testing.T, store string, n int, limit time.Duration)
 // recorded.
 func TestStudyVacuumMatchesPsql(t *testing.T) {
 	t.Setenv("XDG_STATE_HOME", pgtest.TempDir(t))
-	r := run(t, "--quiet", "pg", "start", "--version", "17", "--name", "vac",
+	r := run(t, "--quiet", "pg", "start", "--versions", "17", "--name", "vac",
 		"--set", "shared_buffers=256MB", "--set", "maintenance_work_mem=512MB", "--set", "max_wal_size=1GB",
 		"--set", "checkpoint_timeout=30min", "--set", "autovacuum=off", "--set", "log_checkpoints=on")
 	if r.code != 0 {

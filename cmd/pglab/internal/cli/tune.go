@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/pglab/pglab/pgserver"
 	"github.com/pglab/pglab/redact"
 	"github.com/pglab/pglab/tune"
 	"github.com/pglab/pglab/tune/detect"
@@ -28,6 +29,7 @@ type tuneOptions struct {
 	format      string
 	dataDir     string
 	target      string
+	conn        pgserver.ConnParts
 	diff        bool
 	apply       bool
 	revert      bool
@@ -35,7 +37,7 @@ type tuneOptions struct {
 }
 
 // inputFlags are the flags that give PGTune's inputs.
-var inputFlags = []string{"pg-version", "os", "type", "memory", "cpus", "connections", "storage", "db-size", "data-dir"}
+var inputFlags = []string{"versions", "os", "type", "memory", "cpus", "connections", "storage", "db-size", "data-dir"}
 
 func newTuneCmd(env *Env) *cobra.Command {
 	var o tuneOptions
@@ -54,7 +56,8 @@ which were. Connections not given take PGTune's default for the type (web 200,
 oltp 300, dw 40, desktop 20, mixed 100).
 
 With --target (the name of an instance from 'pglab pg start', or a DSN: postgres://…
-or key=value, PG* environment variables and ~/.pgpass apply), the version and
+or key=value, PG* environment variables and ~/.pgpass apply; psql's -h, -p, -U and -d
+override its parts, or alone connect as psql would), the version and
 max_connections not given are read from the server, and, when the server runs on
 this machine (a managed instance, or host localhost, 127.0.0.1, ::1 or a socket
 directory), memory, CPUs and the storage of its data directory are measured here.
@@ -79,7 +82,7 @@ in the server itself, as the custom parameter pglab.tune_applied in its
 postgresql.auto.conf. ALTER SYSTEM needs a superuser (or, on 15+, ALTER SYSTEM
 privileges on the parameters, pg_reload_conf and pg_read_all_settings); with
 allow_alter_system = off (17+) --apply and --revert refuse.`,
-		Example: `  pglab tune --pg-version 11 --type web --memory 1GB --cpus 1 --connections 100 --storage ssd
+		Example: `  pglab tune --versions 11 --type web --memory 1GB --cpus 1 --connections 100 --storage ssd
   pglab tune --type oltp --format alter
   pglab tune --memory 64GB --cpus 16 --type dw --storage nvme --db-size greater_ram --format json
   pglab tune --target pg17 --diff
@@ -92,7 +95,7 @@ allow_alter_system = off (17+) --apply and --revert refuse.`,
 		},
 	}
 	fl := cmd.Flags()
-	fl.StringVar(&o.version, "pg-version", "", fmt.Sprintf("PostgreSQL major `version`, %d to %d (default: the --target's, else %d)", tune.MinVersion, tune.MaxVersion, tune.DefaultVersion))
+	fl.StringVar(&o.version, "versions", "", fmt.Sprintf("PostgreSQL major `version`, %d to %d (default: the --target's, else %d)", tune.MinVersion, tune.MaxVersion, tune.DefaultVersion))
 	fl.StringVar(&o.os, "os", string(tune.OSLinux), "operating `system`: linux, windows or mac")
 	fl.StringVar(&o.workload, "type", string(tune.WorkloadWeb), "`workload`: web, oltp, dw (data warehouse), desktop or mixed")
 	fl.StringVar(&o.memory, "memory", "", "total `memory`, a whole number of MB, GB or TB, e.g. 4GB (default: this machine's)")
@@ -107,6 +110,8 @@ allow_alter_system = off (17+) --apply and --revert refuse.`,
 	fl.BoolVar(&o.apply, "apply", false, "apply the recommendations to the --target with ALTER SYSTEM, reload or restart, verify")
 	fl.BoolVar(&o.revert, "revert", false, "undo what --apply changed on the --target")
 	fl.BoolVar(&o.yes, "yes", false, "allow --apply and --revert on a server pglab does not manage")
+	alias(fl, "pg-version", "versions")
+	registerConnFlags(cmd, &o.conn)
 	return cmd
 }
 
@@ -115,10 +120,11 @@ func runTune(env *Env, cmd *cobra.Command, o tuneOptions) error {
 	if err != nil {
 		return flagError(err)
 	}
-	given := cmd.Flags().Changed
+	given := func(name string) bool { return flagGiven(cmd.Flags(), name) }
 	live := o.diff || o.apply || o.revert
+	hasTarget := given("target") || !o.conn.Empty()
 	switch {
-	case live && !given("target"):
+	case live && !hasTarget:
 		return badInput("--%s needs --target: the name of an instance from 'pglab pg start' or a DSN", liveFlag(o))
 	case o.revert && (o.apply || o.diff):
 		return badInput("--revert cannot be combined with --apply or --diff")
@@ -135,8 +141,8 @@ func runTune(env *Env, cmd *cobra.Command, o tuneOptions) error {
 		}
 	}
 	var tt *tuneTarget
-	if given("target") {
-		srv, err := openTuneTarget(o.target)
+	if hasTarget {
+		srv, err := openTuneTarget(o.target, o.conn)
 		if err != nil {
 			return err
 		}
@@ -158,8 +164,8 @@ func runTune(env *Env, cmd *cobra.Command, o tuneOptions) error {
 		return err
 	}
 	if live {
-		if major := tt.facts.VersionNum / 10000; given("pg-version") && in.Version != major {
-			return badInput("--pg-version %d: %s runs PostgreSQL %d; leave --pg-version out with --%s", in.Version, tt.srv.Label, major, liveFlag(o))
+		if major := tt.facts.VersionNum / 10000; given("versions") && in.Version != major {
+			return badInput("--versions %d: %s runs PostgreSQL %d; leave --versions out with --%s", in.Version, tt.srv.Label, major, liveFlag(o))
 		}
 	}
 	rec, err := tune.Recommend(in)
@@ -191,7 +197,7 @@ func liveFlag(o tuneOptions) string {
 // warnings about inputs left at PGTune's defaults, and checks them against
 // PGTune's limits.
 func (o tuneOptions) inputs(env *Env, cmd *cobra.Command, tt *tuneTarget) (tune.Inputs, []tune.Detection, error) {
-	given, err := o.given(cmd.Flags().Changed)
+	given, err := o.given(func(name string) bool { return flagGiven(cmd.Flags(), name) })
 	if err != nil {
 		return tune.Inputs{}, nil, err
 	}
@@ -215,7 +221,7 @@ func (o tuneOptions) given(changed func(string) bool) (tune.Given, error) {
 	var g tune.Given
 	var err error
 	in := &g.Inputs
-	if changed("pg-version") {
+	if changed("versions") {
 		if in.Version, err = tune.ParseVersion(o.version); err != nil {
 			return g, flagError(err)
 		}

@@ -31,7 +31,7 @@ func startNamed(t *testing.T, name, version string, sets ...string) string {
 	}
 	t.Setenv("XDG_STATE_HOME", pgtest.TempDir(t))
 	pgtest.Binaries(t, version)
-	args := []string{"--quiet", "pg", "start", "--version", version, "--name", name}
+	args := []string{"--quiet", "pg", "start", "--versions", version, "--name", name}
 	for _, s := range sets {
 		args = append(args, "--set", s)
 	}
@@ -197,8 +197,8 @@ func TestTuneTargetDiff(t *testing.T) {
 	if major == 16 {
 		other = "17"
 	}
-	r = run(t, append([]string{"tune", "--target", "tdiff", "--diff", "--pg-version", other}, tuneInputs...)...)
-	assertOneLineError(t, r, fmt.Sprintf("--pg-version %s: tdiff runs PostgreSQL %d; leave --pg-version out with --diff", other, major))
+	r = run(t, append([]string{"tune", "--target", "tdiff", "--diff", "--versions", other}, tuneInputs...)...)
+	assertUsageError(t, r, fmt.Sprintf("--versions %s: tdiff runs PostgreSQL %d; leave --versions out with --diff", other, major))
 }
 
 // TestTuneApplyRevertManaged is the round trip on a managed instance:
@@ -285,7 +285,7 @@ func TestTuneApplyRevertManaged(t *testing.T) {
 		t.Fatalf("pg stop: %s", r.stderr)
 	}
 	assertOneLineError(t, run(t, append([]string{"tune", "--target", "tapply", "--diff"}, tuneInputs...)...),
-		fmt.Sprintf("--target tapply: the instance is not running (start it with 'pglab pg start --name tapply --version %d')", expected(t).Inputs.Version))
+		fmt.Sprintf("--target tapply: the instance is not running (start it with 'pglab pg start --name tapply --versions %d')", expected(t).Inputs.Version))
 }
 
 // TestTuneApplyDSN: a server pglab does not manage needs --yes; restart
@@ -296,7 +296,7 @@ func TestTuneApplyDSN(t *testing.T) {
 	dsn := inst.DSN()
 	args := append([]string{"tune", "--target", dsn, "--apply"}, tuneInputs...)
 	r := run(t, args...)
-	assertOneLineError(t, r, "--apply on postgres@127.0.0.1:")
+	assertUsageError(t, r, "--apply on postgres@127.0.0.1:")
 	if !strings.Contains(r.stderr, ", a server pglab does not manage, changes its configuration: add --yes to go ahead") {
 		t.Errorf("refusal: %s", r.stderr)
 	}
@@ -329,7 +329,7 @@ func TestTuneApplyDSN(t *testing.T) {
 		t.Errorf("diff after apply:\n%s", d.stdout)
 	}
 
-	assertOneLineError(t, run(t, "tune", "--target", dsn, "--revert"), "add --yes to go ahead")
+	assertUsageError(t, run(t, "tune", "--target", dsn, "--revert"), "add --yes to go ahead")
 	rv := run(t, "tune", "--target", dsn, "--revert", "--yes", "--format", "json")
 	if rv.code != 0 {
 		t.Fatalf("revert: exit %d: %s", rv.code, rv.stderr)
