@@ -148,3 +148,135 @@ func TestPlanStdin(t *testing.T) {
 		t.Errorf("the run is stored as %q, want plan", rec.Kind)
 	}
 }
+
+// TestBenchJoinTimeoutDuration: the coordinator's --join-timeout takes a
+// duration, as worker's does, and a bare number as seconds, as it did.
+func TestBenchJoinTimeoutDuration(t *testing.T) {
+	dsn := pgtest.CreateDB(t, pgtest.Shared(t, "17"))
+	for _, v := range []string{"1s", "1"} {
+		r := run(t, "--quiet", "bench", "--listen", "127.0.0.1:0", "--expect-workers", "1", "--join-timeout", v, "-c", "1", "-t", "1", dsn)
+		if r.code != 2 || !strings.Contains(r.stderr, "only 0 of 1 workers joined") || !strings.Contains(r.stderr, "within 1s") {
+			t.Errorf("--join-timeout %s: exit %d\n%s", v, r.code, r.stderr)
+		}
+	}
+	r := run(t, "bench", "--listen", "127.0.0.1:0", "--expect-workers", "1", "--join-timeout", "soon", dsn)
+	if r.code != 1 || !strings.Contains(r.stderr, `invalid value "soon" for option --join-timeout (a duration such as 90s or 5m`) {
+		t.Errorf("--join-timeout soon: exit %d\n%s", r.code, r.stderr)
+	}
+}
+
+// TestDeprecatedSpellings: the old spellings of renamed flags still work,
+// each with a one-line note on stderr naming the new one.
+func TestDeprecatedSpellings(t *testing.T) {
+	tune := []string{"--memory", "1GB", "--cpus", "1", "--storage", "ssd"}
+	for _, c := range []struct {
+		old, new []string
+		note     string
+	}{
+		{append([]string{"tune", "--pg-version", "11"}, tune...), append([]string{"tune", "--versions", "11"}, tune...), "pglab: --pg-version is deprecated: use --versions\n"},
+		{[]string{"capture", "--settings", "--version", "15", "--format", "jsonlog"}, []string{"capture", "--settings", "--versions", "15", "--log-format", "jsonlog"},
+			"pglab: --format is deprecated: use --log-format\npglab: --version is deprecated: use --versions\n"},
+	} {
+		old, now := run(t, c.old...), run(t, c.new...)
+		if old.code != 0 || now.code != 0 || old.stdout != now.stdout || old.stderr != c.note || now.stderr != "" {
+			t.Errorf("%v: exit %d, stderr %q; %v: exit %d, stderr %q; same output %v", c.old, old.code, old.stderr, c.new, now.code, now.stderr, old.stdout == now.stdout)
+		}
+	}
+	if r := run(t, "tune", "--help"); strings.Contains(r.stdout, "pg-version") {
+		t.Errorf("tune --help shows the old spelling:\n%s", r.stdout)
+	}
+	// pg start --version: the same server as --versions.
+	t.Setenv("XDG_STATE_HOME", pgtest.TempDir(t))
+	r := run(t, "pg", "start", "--version", "17", "--name", "old")
+	t.Cleanup(func() { run(t, "--quiet", "pg", "stop", "old", "--remove") })
+	if r.code != 0 || !strings.HasPrefix(r.stderr, "pglab: --version is deprecated: use --versions\n") || !strings.HasPrefix(r.stdout, "postgres://") {
+		t.Errorf("pg start --version 17: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	assertUsageError(t, run(t, "pg", "start", "--versions", "16,17"), "one version, one server")
+}
+
+// TestConnFlags: psql's -h, -p, -U and -d on the commands that connect:
+// they override the --target DSN's parts, or alone connect as psql would;
+// help is -?.
+func TestConnFlags(t *testing.T) {
+	inst := pgtest.Shared(t, "17")
+	u, err := url.Parse(pgtest.CreateDB(t, inst))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("PGPASSWORD", inst.Password())
+	conn := []string{"-h", u.Hostname(), "-p", u.Port(), "-U", u.User.Username(), "-d", strings.TrimPrefix(u.Path, "/")}
+	tune := []string{"--memory", "1GB", "--cpus", "1", "--storage", "ssd", "--diff"}
+	if r := run(t, append(append([]string{"tune"}, conn...), tune...)...); r.code != 0 || !strings.Contains(r.stdout, "PostgreSQL 17") {
+		t.Errorf("tune -h -p -U -d --diff: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	// -p overrides the port of a DSN that names another one.
+	wrong := "prod=postgres://" + u.User.Username() + "@" + u.Hostname() + ":1" + u.Path
+	if r := run(t, "tune", "--target", wrong, "-p", u.Port(), "--memory", "1GB", "--cpus", "1", "--storage", "ssd", "--diff"); r.code != 0 {
+		t.Errorf("tune --target DSN -p: exit %d\n%s", r.code, r.stderr)
+	}
+	store := filepath.Join(t.TempDir(), "r.db")
+	r := run(t, append([]string{"--quiet", "study", "copy-errors", "--target", "mine=", "--store", store}, conn...)...)
+	if r.code != 0 || !strings.Contains(r.stdout, "mine: PostgreSQL 17") {
+		t.Errorf("study --target mine= -h -p -U -d: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	assertUsageError(t, run(t, "--quiet", "study", "copy-errors", "--versions", "17", "-h", "db1"), "-h, -p, -U and -d go with --target NAME=DSN")
+	assertUsageError(t, run(t, "tune", "--target", "pg17", "-h", "db1", "--diff"), "not with the instance pg17")
+	for _, cmd := range []string{"tune", "study", "compare", "worker"} {
+		if r := run(t, cmd, "-?"); r.code != 0 || !strings.Contains(r.stdout, "-h, --host string") || !strings.Contains(r.stdout, "-?, --help") {
+			t.Errorf("%s -?: exit %d\n%s%s", cmd, r.code, r.stdout, r.stderr)
+		}
+	}
+}
+
+// TestCompletion: pglab completion bash|zsh|fish writes cobra's scripts;
+// the values they ask for are study names, --param keys, versions,
+// managed instances and formats.
+func TestCompletion(t *testing.T) {
+	for _, sh := range []string{"bash", "zsh", "fish"} {
+		if r := run(t, "completion", sh); r.code != 0 || !strings.Contains(r.stdout, "__complete") {
+			t.Errorf("completion %s: exit %d, %d bytes\n%s", sh, r.code, len(r.stdout), r.stderr)
+		}
+	}
+	t.Setenv("XDG_STATE_HOME", pgtest.TempDir(t))
+	if r := run(t, "--quiet", "pg", "start", "--versions", "17", "--name", "compl"); r.code != 0 {
+		t.Fatalf("pg start: %s", r.stderr)
+	}
+	t.Cleanup(func() { run(t, "--quiet", "pg", "stop", "compl", "--remove") })
+	complete := func(args ...string) []string {
+		r := run(t, append([]string{"__complete"}, args...)...)
+		if r.code != 0 {
+			t.Errorf("__complete %v: exit %d: %s", args, r.code, r.stderr)
+		}
+		lines := strings.Split(strings.TrimSpace(r.stdout), "\n")
+		return lines[:len(lines)-1] // the last line is the directive
+	}
+	has := func(got []string, want string) bool {
+		for _, g := range got {
+			if strings.SplitN(g, "\t", 2)[0] == want {
+				return true
+			}
+		}
+		return false
+	}
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"study", ""}, "vacuum"},
+		{[]string{"compare", "--studies", "vacuum,t"}, "vacuum,tps"},
+		{[]string{"compare", "--param", "vac"}, "vacuum.rows="},
+		{[]string{"study", "vacuum", "--param", ""}, "rows="},
+		{[]string{"compare", "--versions", "16,"}, "16,17"},
+		{[]string{"compare", "--versions", ""}, pgtest.Binaries(t, "17").Version.String()},
+		{[]string{"study", "vacuum", "--target", ""}, "compl"},
+		{[]string{"pg", "stop", ""}, "compl"},
+		{[]string{"report", "--format", ""}, "junit"},
+		{[]string{"tune", "--format", ""}, "alter"},
+		{[]string{"capture", "--log-format", ""}, "jsonlog"},
+	} {
+		if got := complete(c.args...); !has(got, c.want) {
+			t.Errorf("__complete %q: %q lacks %q", c.args, got, c.want)
+		}
+	}
+}

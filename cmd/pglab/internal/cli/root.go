@@ -54,9 +54,9 @@ func register(order int, build func(*Env) *cobra.Command) {
 }
 
 // Main runs pglab with args and returns the process exit code (see the
-// table in errors.go): 0 on success, 1 for bad input and ordinary
-// failures, 2 for an aborted load, 70 for a bug, and 130/143 when
-// interrupted by SIGINT/SIGTERM.
+// table in errors.go): 0 on success, 1 for a failed run, 2 for an aborted
+// load, 3 for a regression under --fail-on, 64 for a refused command
+// line, 70 for a bug, and 130/143 when interrupted by SIGINT/SIGTERM.
 func Main(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
 	defer func() {
 		if r := recover(); r != nil {
