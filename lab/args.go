@@ -39,6 +39,12 @@ type Args struct {
 	// Conn are psql's -h, -p, -U and -d: put in place of the parts of
 	// every --target DSN.
 	Conn pgserver.ConnParts
+	// Configs are --config NAME:k=v,k=v, configurations of the one
+	// managed version.
+	Configs []string
+	// Reps and Budget are --reps (auto or N) and --budget (a duration or
+	// none); empty for the default.
+	Reps, Budget string
 }
 
 // Fill reads the arguments into spec, without touching any server; the
@@ -87,7 +93,59 @@ func (a Args) Fill(spec *Spec) error {
 	if !a.Conn.Empty() && len(spec.Servers) == 0 {
 		return inputError(FieldServers, "-h, -p, -U and -d go with {target} NAME=DSN (NAME= for the PG* variables' server)")
 	}
+	if err := a.fillReps(spec); err != nil {
+		return err
+	}
+	if len(a.Configs) == 0 {
+		return nil
+	}
+	var configs []Config
+	for _, text := range a.Configs {
+		cfg, err := parseConfig(text)
+		if err != nil {
+			return err
+		}
+		configs = append(configs, cfg)
+	}
+	return spec.SetConfigs(configs)
+}
+
+// fillReps reads --reps and --budget.
+func (a Args) fillReps(spec *Spec) error {
+	n, err := ParseReps(a.Reps)
+	if err != nil {
+		return inputError("", "{reps}: %w", err)
+	}
+	spec.Reps = n
+	if a.Budget == "" {
+		return nil
+	}
+	if spec.Budget, err = ParseBudget(a.Budget); err != nil {
+		return inputError("", "{budget}: %w", err)
+	}
+	if n > 0 {
+		return inputError("", "{budget} goes with {reps} auto: a fixed {reps} %d runs every repetition", n)
+	}
 	return nil
+}
+
+// parseConfig reads --config NAME:k=v,k=v.
+func parseConfig(text string) (Config, error) {
+	name, sets, ok := strings.Cut(text, ":")
+	if !ok || strings.TrimSpace(name) == "" {
+		return Config{}, inputError(FieldConfigs, "{config} %q: want NAME:name=value,name=value", text)
+	}
+	var list []string
+	for _, kv := range strings.Split(sets, ",") {
+		if strings.TrimSpace(kv) != "" {
+			list = append(list, kv)
+		}
+	}
+	settings, err := pgserver.ParseSettings(list)
+	if err != nil {
+		return Config{}, inputError(FieldConfigs, "{config} %s: %w", name, err)
+	}
+	return Config{Name: strings.TrimSpace(name), Settings: settings}, nil
 }
 
 // server reads one --target: a named instance, or NAME=DSN with the parts

@@ -34,7 +34,7 @@ pgbench prints, followed by latency percentiles from an HDR histogram.
 		DisableFlagParsing: true,
 		SilenceUsage:       true,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			args = takeGlobalFlags(env, args)
+			args = takeGlobalFlags(env, args, "bench")
 			code := runBench(env, args)
 			if code != 0 {
 				return &ExitError{Code: code, Silent: true}
@@ -44,16 +44,19 @@ pgbench prints, followed by latency percentiles from an HDR histogram.
 	}
 }
 
-// takeGlobalFlags applies pglab's own flags given before "bench" (pglab
-// --quiet bench ...), which cobra leaves in the arguments of a command that
-// parses its own, and returns the rest: pgbench's command line.
-func takeGlobalFlags(env *Env, args []string) []string {
+// takeGlobalFlags applies pglab's own flags given before the command's
+// word (pglab --quiet bench ...), which cobra leaves in the arguments of a
+// command that parses its own, and returns the rest: pgbench's (or
+// pg_dump's) command line.
+func takeGlobalFlags(env *Env, args []string, word string) []string {
 	n := 0
 	for _, a := range env.Args {
-		if a == "bench" {
+		if a == word {
 			break
 		}
-		n++
+		if a != "pg" {
+			n++
+		}
 	}
 	if n > len(args) {
 		return args

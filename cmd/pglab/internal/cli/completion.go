@@ -2,9 +2,9 @@ package cli
 
 import (
 	"context"
-	"fmt"
 	"strings"
 
+	"github.com/pglab/pglab/lab"
 	"github.com/pglab/pglab/pgserver"
 	"github.com/pglab/pglab/report"
 	"github.com/pglab/pglab/study"
@@ -19,8 +19,8 @@ type completeFunc = func(*cobra.Command, []string, string) ([]string, cobra.Shel
 // them.
 var completions = map[string]completeFunc{
 	"studies":  listOf(func(*cobra.Command) []string { return append([]string{"all"}, study.Names()...) }),
-	"versions": listOf(func(cmd *cobra.Command) []string { return versionWords(cmd.Context()) }),
-	"target":   words(func(*cobra.Command) []string { return instanceNames() }),
+	"versions": listOf(func(cmd *cobra.Command) []string { return (&pgserver.Finder{}).VersionWords(context.Background()) }),
+	"target":   words(func(*cobra.Command) []string { return pgserver.NamedNames() }),
 	"param":    paramWords,
 	"format": words(func(cmd *cobra.Command) []string {
 		if cmd.Name() == "tune" {
@@ -48,7 +48,7 @@ func setCompletions(c *cobra.Command) {
 	case "pglab study":
 		c.ValidArgsFunction = firstArg(study.Names)
 	case "pglab pg stop":
-		c.ValidArgsFunction = words(func(*cobra.Command) []string { return instanceNames() })
+		c.ValidArgsFunction = words(func(*cobra.Command) []string { return pgserver.NamedNames() })
 	}
 	for _, sub := range c.Commands() {
 		setCompletions(sub)
@@ -90,55 +90,9 @@ func listOf(list func(*cobra.Command) []string) completeFunc {
 // paramWords completes --param keys: study.name= for compare (every
 // study's parameters), name= for study NAME (that study's).
 func paramWords(cmd *cobra.Command, args []string, _ string) ([]string, cobra.ShellCompDirective) {
-	names := study.Names()
-	prefix := true
+	keys := lab.ParamKeys(nil, true)
 	if cmd.Name() == "study" && len(args) > 0 {
-		names, prefix = args[:1], false
+		keys = lab.ParamKeys(args[:1], false)
 	}
-	var out []string
-	for _, n := range names {
-		st, err := study.Get(n)
-		if err != nil {
-			continue
-		}
-		for _, p := range st.Info().Params {
-			key := p.Name + "="
-			if prefix {
-				key = n + "." + key
-			}
-			out = append(out, key+"\t"+p.Doc)
-		}
-	}
-	return out, cobra.ShellCompDirectiveNoFileComp | cobra.ShellCompDirectiveNoSpace
-}
-
-// instanceNames are the names of the instances of 'pglab pg start'.
-func instanceNames() []string {
-	list, _ := pgserver.ListNamed()
-	var out []string
-	for _, inst := range list {
-		out = append(out, inst.Name())
-	}
-	return out
-}
-
-// versionWords are the major versions pglab works with up to the newest
-// found here, and the releases found here.
-func versionWords(ctx context.Context) []string {
-	if ctx == nil {
-		ctx = context.Background()
-	}
-	found := (&pgserver.Finder{}).All(ctx)
-	newest := 18
-	for _, b := range found {
-		newest = max(newest, b.Version.Major)
-	}
-	var out []string
-	for m := pgserver.MinMajor; m <= newest; m++ {
-		out = append(out, fmt.Sprint(m))
-	}
-	for _, b := range found {
-		out = append(out, b.Version.String())
-	}
-	return out
+	return keys, cobra.ShellCompDirectiveNoFileComp | cobra.ShellCompDirectiveNoSpace
 }

@@ -35,7 +35,7 @@ says the server is newer, or when --client 18 asks for it.`,
   pglab pg dump --client 18 -f app.sql 'host=db1 dbname=app user=me'`,
 		DisableFlagParsing: true,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			args = globalFlags(env, args)
+			args = takeGlobalFlags(env, args, "dump")
 			if len(args) > 0 && (args[0] == "-?" || args[0] == "--help") {
 				return cmd.Help()
 			}
@@ -56,25 +56,6 @@ says the server is newer, or when --client 18 asks for it.`,
 			return nil
 		},
 	}
-}
-
-// globalFlags takes pglab's global flags out of args (with flag parsing
-// off, cobra passes them on): --quiet sets env.Quiet, --pg-bin is of no
-// use to a client. pg_dump has neither.
-func globalFlags(env *Env, args []string) []string {
-	var out []string
-	for i := 0; i < len(args); i++ {
-		switch a := args[i]; {
-		case a == "--quiet":
-			env.Quiet = true
-		case a == "--pg-bin" && i+1 < len(args):
-			i++
-		case strings.HasPrefix(a, "--pg-bin="):
-		default:
-			out = append(out, a)
-		}
-	}
-	return out
 }
 
 // clientFlag takes --client N (or --client=N) out of args, wherever it

@@ -3,8 +3,6 @@ package cli
 import (
 	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/pglab/pglab/lab"
@@ -64,22 +62,9 @@ report.html and report.json into it, or report.<ext> of the --format given.`,
 					return badInput("an empty run ID was given")
 				}
 			}
-			toDir := false
-			if out != "" {
-				if fi, err := os.Stat(out); err == nil && fi.IsDir() || strings.HasSuffix(out, "/") || strings.HasSuffix(out, string(os.PathSeparator)) {
-					toDir = true
-				} else if formats == nil {
-					f, ok := report.FormatOfFile(out)
-					if !ok {
-						return badInput("--out %s: cannot tell the format from the file name: name it .md, .html, .json, .csv, .txt or .xml (JUnit), or give --format", out)
-					}
-					formats = []report.Format{f}
-				}
-				if !toDir {
-					if fi, err := os.Stat(filepath.Dir(out)); err != nil || !fi.IsDir() {
-						return badInput("--out %s: directory %s does not exist", out, filepath.Dir(out))
-					}
-				}
+			dest, err := report.ParseOutput(out, formats)
+			if err != nil {
+				return asUsage(err)
 			}
 			st, err := openStore(env, store)
 			if err != nil {
@@ -94,11 +79,14 @@ report.html and report.json into it, or report.<ext> of the --format given.`,
 				return err
 			}
 			d.Alpha, d.MinChange = alpha, spec.MinChange
-			if err := writeReport(env, d, out, toDir, formats, spec.FailOn); err != nil {
+			paths, err := dest.Write(env.Stdout, d, spec.FailOn == lab.FailOnRegression)
+			if len(paths) > 0 && err == nil {
+				fmt.Fprintf(env.Stdout, "wrote %s\n", strings.Join(paths, ", "))
+			}
+			if err != nil {
 				return err
 			}
-			printed := out == "" && len(formats) == 1 && formats[0] == report.GitHub
-			return verdict.tell(env, d, spec.FailOn, !printed)
+			return verdict.tell(env, d, spec.FailOn, !dest.Printed())
 		},
 	}
 	f := cmd.Flags()
@@ -108,32 +96,4 @@ report.html and report.json into it, or report.<ext> of the --format given.`,
 	f.StringVar(&store, "store", "", "results store: an SQLite file path or a postgres:// DSN (default "+defaultStoreText()+")")
 	f.Float64Var(&alpha, "alpha", 0, "significance level of the comparisons (default: the run's, else 0.05)")
 	return cmd
-}
-
-// writeReport writes a report where 'pglab report' was told to: into a
-// directory, into a file, or to the terminal.
-func writeReport(env *Env, d *runs.Dataset, out string, toDir bool, formats []report.Format, failOn string) error {
-	switch {
-	case toDir:
-		paths, err := report.WriteDir(out, d, formats...)
-		if err != nil {
-			return err
-		}
-		fmt.Fprintf(env.Stdout, "wrote %s\n", strings.Join(paths, ", "))
-	case out != "":
-		if err := report.WriteFile(out, d, formats[0]); err != nil {
-			return err
-		}
-		fmt.Fprintf(env.Stdout, "wrote %s\n", out)
-	default:
-		f := report.Markdown
-		if formats != nil {
-			f = formats[0]
-		}
-		if f == report.GitHub {
-			return report.WriteGitHub(env.Stdout, d, failOn == lab.FailOnRegression)
-		}
-		return report.Write(env.Stdout, d, f)
-	}
-	return nil
 }

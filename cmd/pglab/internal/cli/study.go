@@ -20,7 +20,6 @@ func init() { register(20, newStudyCmd) }
 
 func newStudyCmd(env *Env) *cobra.Command {
 	var tf lab.Args
-	var reps repsFlags
 	var verdict verdictFlags
 	var quick, asJSON, details bool
 	var params []string
@@ -52,9 +51,6 @@ Studies:
 			}
 			spec := &lab.Spec{Quick: quick, Studies: []lab.StudyRun{run}}
 			if err := tf.Fill(spec); err != nil {
-				return err
-			}
-			if err := reps.fill(spec); err != nil {
 				return err
 			}
 			if err := verdict.fill(spec); err != nil {
@@ -89,7 +85,7 @@ Studies:
 	f := cmd.Flags()
 	registerTargetFlags(f, &tf)
 	registerConnFlags(cmd, &tf.Conn)
-	reps.register(f)
+	registerRepsFlags(f, &tf)
 	verdict.register(f)
 	f.BoolVar(&quick, "quick", false, "the study's quick parameter values: a short run")
 	f.StringArrayVar(&params, "param", nil, "study parameter name=value (repeatable; see 'pglab study list')")

@@ -3,9 +3,6 @@ package cli
 import (
 	"errors"
 	"fmt"
-	"os"
-	"strconv"
-	"strings"
 
 	"github.com/pglab/pglab/pgserver"
 	"github.com/pglab/pglab/redact"
@@ -18,22 +15,14 @@ func init() { register(60, newTuneCmd) }
 
 // tuneOptions are the flags of pglab tune, as typed.
 type tuneOptions struct {
-	version     string
-	os          string
-	workload    string
-	memory      string
-	cpus        string
-	connections string
-	storage     string
-	dbSize      string
-	format      string
-	dataDir     string
-	target      string
-	conn        pgserver.ConnParts
-	diff        bool
-	apply       bool
-	revert      bool
-	yes         bool
+	tune.Flags
+	format string
+	target string
+	conn   pgserver.ConnParts
+	diff   bool
+	apply  bool
+	revert bool
+	yes    bool
 }
 
 // inputFlags are the flags that give PGTune's inputs.
@@ -95,16 +84,16 @@ allow_alter_system = off (17+) --apply and --revert refuse.`,
 		},
 	}
 	fl := cmd.Flags()
-	fl.StringVar(&o.version, "versions", "", fmt.Sprintf("PostgreSQL major `version`, %d to %d (default: the --target's, else %d)", tune.MinVersion, tune.MaxVersion, tune.DefaultVersion))
-	fl.StringVar(&o.os, "os", string(tune.OSLinux), "operating `system`: linux, windows or mac")
-	fl.StringVar(&o.workload, "type", string(tune.WorkloadWeb), "`workload`: web, oltp, dw (data warehouse), desktop or mixed")
-	fl.StringVar(&o.memory, "memory", "", "total `memory`, a whole number of MB, GB or TB, e.g. 4GB (default: this machine's)")
-	fl.StringVar(&o.cpus, "cpus", "", "`number` of CPUs (default: this machine's)")
-	fl.StringVar(&o.connections, "connections", "", "max_connections, `number` from 20 (default: the --target's, else PGTune's default for the type)")
-	fl.StringVar(&o.storage, "storage", "", "`kind` of data storage: ssd, hdd, san or nvme (default: detected from the disk of --data-dir)")
-	fl.StringVar(&o.dbSize, "db-size", string(tune.DBSizeUpTo3xRAM), "database `size` relative to RAM: less_ram, mid_ram (1x-3x RAM) or greater_ram (over 3x RAM)")
+	fl.StringVar(&o.Version, "versions", "", fmt.Sprintf("PostgreSQL major `version`, %d to %d (default: the --target's, else %d)", tune.MinVersion, tune.MaxVersion, tune.DefaultVersion))
+	fl.StringVar(&o.OS, "os", string(tune.OSLinux), "operating `system`: linux, windows or mac")
+	fl.StringVar(&o.Workload, "type", string(tune.WorkloadWeb), "`workload`: web, oltp, dw (data warehouse), desktop or mixed")
+	fl.StringVar(&o.Memory, "memory", "", "total `memory`, a whole number of MB, GB or TB, e.g. 4GB (default: this machine's)")
+	fl.StringVar(&o.CPUs, "cpus", "", "`number` of CPUs (default: this machine's)")
+	fl.StringVar(&o.Connections, "connections", "", "max_connections, `number` from 20 (default: the --target's, else PGTune's default for the type)")
+	fl.StringVar(&o.Storage, "storage", "", "`kind` of data storage: ssd, hdd, san or nvme (default: detected from the disk of --data-dir)")
+	fl.StringVar(&o.DBSize, "db-size", string(tune.DBSizeUpTo3xRAM), "database `size` relative to RAM: less_ram, mid_ram (1x-3x RAM) or greater_ram (over 3x RAM)")
 	fl.StringVar(&o.format, "format", string(tune.FormatConf), "output `format`: conf, alter or json")
-	fl.StringVar(&o.dataDir, "data-dir", "", "`directory` whose disk decides --storage when it is not given (default: the --target's data directory, else $PGDATA, else the current directory)")
+	fl.StringVar(&o.DataDir, "data-dir", "", "`directory` whose disk decides --storage when it is not given (default: the --target's data directory, else $PGDATA, else the current directory)")
 	fl.StringVar(&o.target, "target", "", "`server` to read inputs from and to compare, apply or revert on: an instance NAME from 'pglab pg start' or a DSN")
 	fl.BoolVar(&o.diff, "diff", false, "show the --target's values next to the recommended ones")
 	fl.BoolVar(&o.apply, "apply", false, "apply the recommendations to the --target with ALTER SYSTEM, reload or restart, verify")
@@ -197,9 +186,9 @@ func liveFlag(o tuneOptions) string {
 // warnings about inputs left at PGTune's defaults, and checks them against
 // PGTune's limits.
 func (o tuneOptions) inputs(env *Env, cmd *cobra.Command, tt *tuneTarget) (tune.Inputs, []tune.Detection, error) {
-	given, err := o.given(func(name string) bool { return flagGiven(cmd.Flags(), name) })
+	given, err := tune.ParseGiven(o.Flags, func(name string) bool { return flagGiven(cmd.Flags(), name) })
 	if err != nil {
-		return tune.Inputs{}, nil, err
+		return tune.Inputs{}, nil, flagError(err)
 	}
 	var server *tune.Server
 	if tt != nil {
@@ -214,71 +203,6 @@ func (o tuneOptions) inputs(env *Env, cmd *cobra.Command, tt *tuneTarget) (tune.
 		fmt.Fprintf(env.Stderr, "pglab: tune: %s\n", w)
 	}
 	return r.Inputs, r.Detected, nil
-}
-
-// given parses the input flags that were given.
-func (o tuneOptions) given(changed func(string) bool) (tune.Given, error) {
-	var g tune.Given
-	var err error
-	in := &g.Inputs
-	if changed("versions") {
-		if in.Version, err = tune.ParseVersion(o.version); err != nil {
-			return g, flagError(err)
-		}
-	}
-	if in.OS, err = tune.ParseOS(o.os); err != nil {
-		return g, flagError(err)
-	}
-	if in.Workload, err = tune.ParseWorkload(o.workload); err != nil {
-		return g, flagError(err)
-	}
-	if in.DBSize, err = tune.ParseDBSize(o.dbSize); err != nil {
-		return g, flagError(err)
-	}
-	if changed("connections") {
-		if in.Connections, err = count(o.connections, "connections", tune.MinConnections); err != nil {
-			return g, err
-		}
-	}
-	if o.dataDir != "" {
-		if st, err := os.Stat(o.dataDir); err != nil || !st.IsDir() {
-			return g, badInput("--data-dir %s: not a directory", o.dataDir)
-		}
-	}
-	if changed("memory") {
-		if in.Memory, err = tune.ParseMemory(o.memory); err != nil {
-			return g, flagError(err)
-		}
-	}
-	if changed("cpus") {
-		if in.CPUs, err = count(o.cpus, "cpus", 1); err != nil {
-			return g, err
-		}
-	}
-	if changed("storage") {
-		if in.Storage, err = tune.ParseStorage(o.storage); err != nil {
-			return g, flagError(err)
-		}
-	}
-	g.DataDir, g.DefaultDataDir = o.dataDir, os.Getenv("PGDATA")
-	if g.DefaultDataDir == "" {
-		g.DefaultDataDir = "."
-	}
-	return g, nil
-}
-
-// count parses a whole number given to --name that must be at least least.
-func count(s, name string, least int) (int, error) {
-	n, err := strconv.Atoi(strings.TrimSpace(s))
-	switch {
-	case err != nil:
-		return 0, flagError(&tune.InputError{Input: name, Value: s, Reason: fmt.Sprintf("want a whole number from %d to %d", least, tune.MaxNumericValue)})
-	case n < least && least == 1:
-		return 0, flagError(&tune.InputError{Input: name, Value: s, Reason: "must be greater than zero"})
-	case n < least:
-		return 0, flagError(&tune.InputError{Input: name, Value: s, Reason: fmt.Sprintf("must be from %d to %d (PGTune's limits)", least, tune.MaxNumericValue)})
-	}
-	return n, nil
 }
 
 // flagError turns an input error into a one-line bad-input error naming the
