@@ -117,8 +117,10 @@ func runCompare(env *Env, spec *lab.Spec, details bool, verdict *verdictFlags) e
 			return werr
 		}
 		fmt.Fprintf(env.Stderr, "pglab: run %s stored in %s; reports in %s\n", res.RunID, storeLocation(spec.Store), out)
-		if err == nil {
-			err = verdict.tell(env, ds, spec.FailOn, true)
+		// What was measured is told to CI also when the run failed;
+		// its failure decides the exit code.
+		if terr := verdict.tell(env, ds, spec.FailOn, true); err == nil {
+			err = terr
 		}
 	}
 	return err

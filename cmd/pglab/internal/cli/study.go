@@ -72,9 +72,11 @@ Studies:
 			} else {
 				werr = writeStudyText(env.Stdout, ds, res, storeLocation(spec.Store), details)
 			}
-			if werr == nil && err == nil {
+			if werr == nil {
 				ds.Run.ID = res.RunID
-				werr = verdict.tell(env, ds, spec.FailOn, true)
+				if terr := verdict.tell(env, ds, spec.FailOn, true); err == nil {
+					werr = terr // a failed run's exit code is its failure's
+				}
 			}
 			if werr != nil {
 				return werr
