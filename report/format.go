@@ -23,8 +23,8 @@ const (
 	PlainText Format = "text"
 	// JUnit is JUnit XML for CI: a test case per cell compared.
 	JUnit Format = "junit"
-	// GitHub is Markdown for a GitHub Actions job summary, after an
-	// annotation line per regression.
+	// GitHub is Markdown for a GitHub Actions job summary (printed on
+	// standard output, after an annotation line per regression).
 	GitHub Format = "github"
 )
 
@@ -108,7 +108,7 @@ func Write(w io.Writer, d *runs.Dataset, f Format) error {
 	case JUnit:
 		return WriteJUnit(w, d)
 	case GitHub:
-		return WriteGitHub(w, d, false)
+		return WriteGitHubSummary(w, d)
 	}
 	return fmt.Errorf("unknown report format %q", string(f))
 }
