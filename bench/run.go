@@ -261,6 +261,11 @@ func ConnConfig(connString, host, port, user, dbname string) (*pgconn.Config, er
 			u.Path = "/" + dbname
 		}
 		base = u.String()
+		if !strings.Contains(base, "://") {
+			// postgresql:// alone (everything from the environment):
+			// url.URL drops the empty authority.
+			base = u.Scheme + "://" + strings.TrimPrefix(base, u.Scheme+":")
+		}
 	} else {
 		var sb strings.Builder
 		sb.WriteString(base)
@@ -285,7 +290,28 @@ func ConnConfig(connString, host, port, user, dbname string) (*pgconn.Config, er
 	if err := pgnet.Configure(cfg); err != nil {
 		return nil, err
 	}
+	setApplicationName(cfg.RuntimeParams)
 	return cfg, nil
+}
+
+// ApplicationName is the application_name of the connections, unless the
+// connection string or PGAPPNAME gives one: pgbench's, which it sets as
+// libpq's fallback_application_name.
+const ApplicationName = "pgbench"
+
+// setApplicationName gives the connection pgbench's application_name
+// unless the connection string or PGAPPNAME set one, honouring a
+// fallback_application_name of the connection string (which pgx would
+// otherwise send to the server as a setting).
+func setApplicationName(params map[string]string) {
+	fallback, ok := params["fallback_application_name"]
+	delete(params, "fallback_application_name")
+	if !ok {
+		fallback = ApplicationName
+	}
+	if params["application_name"] == "" {
+		params["application_name"] = fallback
+	}
 }
 
 func isConnString(s string) bool {

@@ -91,8 +91,9 @@ Load from several machines (see 'pglab worker --help'):
   --expect-workers=N       number of workers (pglab worker --join HOST:PORT)
   --token=T                the workers' secret (default $PGLAB_TOKEN; required unless
                            --listen is a loopback address)
-  --join-timeout=SEC       wait at most SEC for the workers to join (default 300)
-  --ready-timeout=SEC      wait at most SEC for their clients to connect (default 120)
+  --join-timeout=DURATION  wait at most so long for the workers to join (default 5m;
+                           a bare number is seconds)
+  --ready-timeout=DURATION wait at most so long for their clients to connect (default 2m)
   --k8s-job=NAME           print the Kubernetes manifests of such a run instead
                            (with --expect-workers, --image=IMAGE, --k8s-namespace=NS,
                            --k8s-secret=NAME)

@@ -8,6 +8,7 @@ import (
 	"github.com/pglab/pglab/dataset"
 	"github.com/pglab/pglab/pgserver"
 	"github.com/pglab/pglab/redact"
+	"github.com/pglab/pglab/study"
 )
 
 // Args are a comparison's servers and how to treat them as a command line
@@ -35,6 +36,15 @@ type Args struct {
 	Envs, EnvFiles []string
 	// CacheLimit is --cache-limit, a size ("0": no cache).
 	CacheLimit string
+	// Conn are psql's -h, -p, -U and -d: put in place of the parts of
+	// every --target DSN.
+	Conn pgserver.ConnParts
+	// Configs are --config NAME:k=v,k=v, configurations of the one
+	// managed version.
+	Configs []string
+	// Reps and Budget are --reps (auto or N) and --budget (a duration or
+	// none); empty for the default.
+	Reps, Budget string
 }
 
 // Fill reads the arguments into spec, without touching any server; the
@@ -74,16 +84,91 @@ func (a Args) Fill(spec *Spec) error {
 		}
 	}
 	for _, text := range a.Targets {
-		t, err := pgserver.ParseTarget(text)
+		s, err := a.server(text)
 		if err != nil {
-			return &InputError{Field: FieldServers, Err: err}
+			return err
 		}
-		if t.Label == "" {
-			return inputError(FieldServers, "{target} %s: name the server, NAME=DSN (the report's column)", redact.DSN(text))
+		spec.Servers = append(spec.Servers, s)
+	}
+	if !a.Conn.Empty() && len(spec.Servers) == 0 {
+		return inputError(FieldServers, "-h, -p, -U and -d go with {target} NAME=DSN (NAME= for the PG* variables' server)")
+	}
+	if err := a.fillReps(spec); err != nil {
+		return err
+	}
+	if len(a.Configs) == 0 {
+		return nil
+	}
+	var configs []Config
+	for _, text := range a.Configs {
+		cfg, err := parseConfig(text)
+		if err != nil {
+			return err
 		}
-		spec.Servers = append(spec.Servers, Server{Name: t.Label, DSN: t.DSN})
+		configs = append(configs, cfg)
+	}
+	return spec.SetConfigs(configs)
+}
+
+// fillReps reads --reps and --budget.
+func (a Args) fillReps(spec *Spec) error {
+	n, err := ParseReps(a.Reps)
+	if err != nil {
+		return inputError("", "{reps}: %w", err)
+	}
+	spec.Reps = n
+	if a.Budget == "" {
+		return nil
+	}
+	if spec.Budget, err = ParseBudget(a.Budget); err != nil {
+		return inputError("", "{budget}: %w", err)
+	}
+	if n > 0 {
+		return inputError("", "{budget} goes with {reps} auto: a fixed {reps} %d runs every repetition", n)
 	}
 	return nil
+}
+
+// parseConfig reads --config NAME:k=v,k=v.
+func parseConfig(text string) (Config, error) {
+	name, sets, ok := strings.Cut(text, ":")
+	if !ok || strings.TrimSpace(name) == "" {
+		return Config{}, inputError(FieldConfigs, "{config} %q: want NAME:name=value,name=value", text)
+	}
+	var list []string
+	for _, kv := range strings.Split(sets, ",") {
+		if strings.TrimSpace(kv) != "" {
+			list = append(list, kv)
+		}
+	}
+	settings, err := pgserver.ParseSettings(list)
+	if err != nil {
+		return Config{}, inputError(FieldConfigs, "{config} %s: %w", name, err)
+	}
+	return Config{Name: strings.TrimSpace(name), Settings: settings}, nil
+}
+
+// server reads one --target: a named instance, or NAME=DSN with the parts
+// of Conn put in place of the DSN's.
+func (a Args) server(text string) (Server, error) {
+	t, err := pgserver.ParseTarget(text)
+	switch {
+	case err != nil:
+		return Server{}, &InputError{Field: FieldServers, Err: err}
+	case t.Label == "":
+		return Server{}, inputError(FieldServers, "{target} %s: name the server, NAME=DSN (the report's column)", redact.DSN(text))
+	case t.Named() && !a.Conn.Empty():
+		return Server{}, inputError(FieldServers, "-h, -p, -U and -d go with {target} NAME=DSN, not with the instance %s (pglab knows how to reach it)", t.Label)
+	case t.Named():
+		return Server{Name: t.Label}, nil
+	}
+	if t.DSN, err = a.Conn.Apply(t.DSN); err != nil {
+		return Server{}, inputError(FieldServers, "{target} %s: %w", t.Label, err)
+	}
+	if _, err := study.ParseDSN(t.Label, t.DSN); err != nil {
+		return Server{}, &InputError{Field: FieldServers, Err: err}
+	}
+	return Server{Name: t.Label, DSN: t.DSN}, nil
 }
 
 // fillWorkers reads --workers, --listen and --token.

@@ -26,7 +26,7 @@ func TestArgsFill(t *testing.T) {
 		{Args{Token: "x"}, FieldWorkers, "--listen and --token belong to --workers N"},
 		{Args{Versions: "12"}, FieldVersions, "--versions: PostgreSQL 12 is not supported"},
 		{Args{Targets: []string{"postgres://u:secret@h/db"}}, FieldServers, "name the server, NAME=DSN"},
-		{Args{Targets: []string{"a="}}, FieldServers, "--target a=: empty DSN"},
+		{Args{Targets: []string{"a=host=h port=notaport"}}, FieldServers, "target a: invalid DSN host=h port=notaport"},
 		{Args{Sets: []string{"nonsense"}}, FieldSettings, ""},
 	} {
 		err := c.args.Fill(&Spec{})

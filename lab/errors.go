@@ -64,6 +64,8 @@ var options = []struct{ name, flag, key string }{
 	{"studies", "--studies", "studies"},
 	{"param", "--param", "parameter"},
 	{"cache-limit", "--cache-limit", "cache limit"},
+	{"reps", "--reps", "reps"},
+	{"budget", "--budget", "budget"},
 	{"workers", "--workers", "workers"},
 	{"listen", "--listen", "listen"},
 	{"token", "--token", "token"},

@@ -193,8 +193,10 @@ func (l *Lab) Open(ctx context.Context) (err error) {
 	if l.cache, err = l.openCache(); err != nil {
 		return err
 	}
+	// A store that cannot be opened or written is a failure of the run,
+	// not of its input: the same path fails on a full disk.
 	if l.Store, err = results.Open(ctx, l.spec.Store); err != nil {
-		return &InputError{Field: FieldStore, Err: err}
+		return err
 	}
 	l.auto = newAutoReps(l.spec, len(l.Targets))
 	extraJSON, _ := json.Marshal(l.manifest())
@@ -210,7 +212,7 @@ func (l *Lab) Open(ctx context.Context) (err error) {
 		Extra:   extraJSON,
 	})
 	if err != nil {
-		return &InputError{Field: FieldStore, Err: err}
+		return err
 	}
 	for _, t := range l.Targets {
 		if err := l.Run.AddTarget(ctx, t.Record(ctx)); err != nil {
@@ -243,7 +245,7 @@ func (l *Lab) openWorkers(ctx context.Context) error {
 	co, err := dist.Listen(dist.Options{Listen: w.Listen, Workers: w.N, Token: w.Token,
 		Version: buildinfo.Version, Stderr: stderr, Quiet: l.opts.Quiet})
 	if err != nil {
-		return &InputError{Field: FieldWorkers, Err: err}
+		return err
 	}
 	l.co = co
 	// (printed even under --quiet: the workers need the address)

@@ -273,6 +273,11 @@ func (r *planReader) targets(v yamlpos.Node) error {
 		if err != nil {
 			return err
 		}
+		if dsn != "" {
+			if _, err := study.ParseDSN(t.Key, dsn); err != nil {
+				return t.Value.Wrap(err)
+			}
+		}
 		r.spec.Servers = append(r.spec.Servers, Server{Name: t.Key, DSN: dsn})
 	}
 	return nil

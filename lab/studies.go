@@ -160,3 +160,28 @@ func ResolveEnvs(specs, files []string) ([]env.Profile, error) {
 	}
 	return out, nil
 }
+
+// ParamKeys are the --param keys of the studies named (every study when
+// names is empty), each with its description after a tab, as a shell's
+// completion shows them: "study.name=" when qualified (compare), else
+// "name=" (study NAME).
+func ParamKeys(names []string, qualified bool) []string {
+	if len(names) == 0 {
+		names = study.Names()
+	}
+	var out []string
+	for _, n := range names {
+		st, err := study.Get(n)
+		if err != nil {
+			continue
+		}
+		for _, p := range st.Info().Params {
+			key := p.Name + "="
+			if qualified {
+				key = n + "." + key
+			}
+			out = append(out, key+"\t"+p.Doc)
+		}
+	}
+	return out
+}

@@ -87,7 +87,7 @@ func Fetch(ctx context.Context, major int, say func(string)) (*Tools, error) {
 	}
 	suite, ok := suites[major]
 	if !ok {
-		return nil, fmt.Errorf("pglab fetches the client programs of PostgreSQL %s only (Debian's packages), not %d's: 17's pg_dump dumps servers of 13 to 17", majorsText(), major)
+		return nil, fmt.Errorf("pglab fetches the client programs of PostgreSQL %s only (Debian's packages), not %d's: 17's pg_dump dumps servers of 13 to 17", MajorsText(), major)
 	}
 	if say == nil {
 		say = func(string) {}
@@ -126,7 +126,8 @@ func Fetch(ctx context.Context, major int, say func(string)) (*Tools, error) {
 	return t, nil
 }
 
-func majorsText() string {
+// MajorsText names the majors of Majors in a sentence: "17 and 18".
+func MajorsText() string {
 	var parts []string
 	for _, m := range Majors() {
 		parts = append(parts, fmt.Sprint(m))

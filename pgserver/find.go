@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -236,4 +237,23 @@ func (f *Finder) Find(ctx context.Context, spec VersionSpec) (*Binaries, error) 
 		where = "found " + strings.Join(looked, ", ")
 	}
 	return nil, fmt.Errorf("%w for PostgreSQL %s (%s)", ErrNotFound, spec, where)
+}
+
+// VersionWords names the versions a command line may ask for here: the
+// majors pglab works with, up to the newest found (18 at least), then the
+// releases found (17.10).
+func (f *Finder) VersionWords(ctx context.Context) []string {
+	found := f.All(ctx)
+	newest := 18
+	for _, b := range found {
+		newest = max(newest, b.Version.Major)
+	}
+	var out []string
+	for m := MinMajor; m <= newest; m++ {
+		out = append(out, strconv.Itoa(m))
+	}
+	for _, b := range found {
+		out = append(out, b.Version.String())
+	}
+	return out
 }

@@ -178,3 +178,14 @@ func ListNamed() ([]*Instance, error) {
 	sort.Slice(out, func(i, j int) bool { return out[i].name < out[j].name })
 	return out, nil
 }
+
+// NamedNames returns the names of the instances of 'pglab pg start'
+// (none when their directory cannot be read).
+func NamedNames() []string {
+	list, _ := ListNamed()
+	out := make([]string, 0, len(list))
+	for _, inst := range list {
+		out = append(out, inst.Name())
+	}
+	return out
+}

@@ -3,6 +3,8 @@ package pgserver
 import (
 	"errors"
 	"fmt"
+	"net"
+	"net/url"
 	"sort"
 	"strings"
 )
@@ -41,10 +43,17 @@ func init() {
 	}
 }
 
+// EnvDSN is the DSN of NAME= (an empty DSN): libpq's URI that gives
+// nothing, so that everything comes from the PG* environment variables,
+// the service file and libpq's defaults, as libpq does for an empty
+// connection string.
+const EnvDSN = "postgresql://"
+
 // ParseTarget reads --target TEXT without opening anything. TEXT is a URL
 // (postgres://…), a key=value connection string (host=… port=…), NAME=DSN
-// (a connection string labelled NAME, as reports name the server), or the
-// NAME of an instance of 'pglab pg start'. Errors start with "--target"
+// (a connection string labelled NAME, as reports name the server; NAME=
+// alone takes everything from the PG* environment variables: EnvDSN), or
+// the NAME of an instance of 'pglab pg start'. Errors start with "--target"
 // and hold no password.
 func ParseTarget(text string) (Target, error) {
 	text = strings.TrimSpace(text)
@@ -56,14 +65,14 @@ func ParseTarget(text string) (Target, error) {
 	}
 	name, dsn, labelled := strings.Cut(text, "=")
 	name = strings.TrimSpace(name)
-	switch {
-	case labelled && libpqKeywords[name]:
+	if labelled && libpqKeywords[name] {
 		return Target{DSN: text}, nil
-	case labelled && strings.TrimSpace(dsn) == "":
-		return Target{}, fmt.Errorf("--target %s=: empty DSN", name)
 	}
 	if err := ValidateName(name); err != nil {
 		return Target{}, fmt.Errorf("--target: %w", err)
+	}
+	if labelled && strings.TrimSpace(dsn) == "" {
+		dsn = EnvDSN
 	}
 	return Target{Label: name, DSN: dsn}, nil
 }
@@ -95,7 +104,7 @@ func OpenTarget(text string) (Target, error) {
 		return t, fmt.Errorf("--target %s: no managed instance of that name (started ones: %s): %w", t.Label, known, err)
 	}
 	if !inst.Running() {
-		return t, fmt.Errorf("--target %s: the instance is not running (start it with 'pglab pg start --name %s --version %d')", t.Label, t.Label, inst.Version().Major)
+		return t, fmt.Errorf("--target %s: the instance is not running (start it with 'pglab pg start --name %s --versions %d')", t.Label, t.Label, inst.Version().Major)
 	}
 	t.Instance = inst
 	return t, nil
@@ -103,4 +112,77 @@ func OpenTarget(text string) (Target, error) {
 
 func isURL(s string) bool {
 	return strings.HasPrefix(s, "postgres://") || strings.HasPrefix(s, "postgresql://")
+}
+
+// ConnParts are the parts of a connection that psql's -h, -p, -U and -d
+// give: they override those of a DSN, as libpq lets later keywords
+// override earlier ones.
+type ConnParts struct {
+	Host, Port, User, DBName string
+}
+
+// Empty reports whether no part is given.
+func (p ConnParts) Empty() bool { return p == ConnParts{} }
+
+// Apply returns dsn with the parts given put in place of its own: in a
+// URL its host, port, user and path, in a key=value string keys appended
+// (the last of a key is the one used).
+func (p ConnParts) Apply(dsn string) (string, error) {
+	if p.Empty() {
+		return dsn, nil
+	}
+	if !isURL(dsn) {
+		var b strings.Builder
+		b.WriteString(strings.TrimSpace(dsn))
+		for _, kv := range [][2]string{{"host", p.Host}, {"port", p.Port}, {"user", p.User}, {"dbname", p.DBName}} {
+			if kv[1] != "" {
+				v := strings.NewReplacer(`\`, `\\`, `'`, `\'`).Replace(kv[1])
+				fmt.Fprintf(&b, " %s='%s'", kv[0], v)
+			}
+		}
+		return strings.TrimSpace(b.String()), nil
+	}
+	u, err := url.Parse(dsn)
+	if err != nil {
+		return "", errors.New("invalid connection URL")
+	}
+	q := u.Query()
+	host, port := u.Hostname(), u.Port()
+	if p.Host != "" {
+		host = p.Host
+		q.Del("host")
+	}
+	if p.Port != "" {
+		port = p.Port
+		q.Del("port")
+	}
+	switch {
+	case strings.HasPrefix(host, "/"):
+		// A socket directory is a query parameter of a URL.
+		q.Set("host", host)
+		if port != "" {
+			q.Set("port", port)
+		}
+		u.Host = ""
+	case port != "":
+		u.Host = net.JoinHostPort(host, port)
+	default:
+		u.Host = host
+	}
+	if p.User != "" {
+		if pw, ok := u.User.Password(); ok {
+			u.User = url.UserPassword(p.User, pw)
+		} else {
+			u.User = url.User(p.User)
+		}
+	}
+	if p.DBName != "" {
+		u.Path = "/" + p.DBName
+	}
+	u.RawQuery = q.Encode()
+	out := u.String()
+	if !strings.Contains(out, "://") {
+		out = u.Scheme + "://" + strings.TrimPrefix(out, u.Scheme+":")
+	}
+	return out, nil
 }

@@ -15,7 +15,8 @@ func TestParseTarget(t *testing.T) {
 		{"host=/tmp port=5432 dbname=x", "", "host=/tmp port=5432 dbname=x", ""},
 		{"prod=postgres://u@h/db", "prod", "postgres://u@h/db", ""},
 		{"a=host=127.0.0.1 port=1", "a", "host=127.0.0.1 port=1", ""},
-		{"a=", "", "", "--target a=: empty DSN"},
+		{"a=", "a", EnvDSN, ""},
+		{"a= ", "a", EnvDSN, ""},
 		{" ", "", "", "--target is empty"},
 		{"bad/name=postgres://u:secret@h/d", "", "", `--target: invalid instance name "bad/name"`},
 	}
@@ -38,5 +39,27 @@ func TestOpenTargetNoInstance(t *testing.T) {
 	_, err := OpenTarget("nosuch")
 	if !errors.Is(err, ErrNoInstance) || !strings.Contains(err.Error(), "--target nosuch: no managed instance of that name") {
 		t.Errorf("err = %v", err)
+	}
+}
+
+func TestConnPartsApply(t *testing.T) {
+	cases := []struct {
+		dsn  string
+		p    ConnParts
+		want string
+	}{
+		{"postgres://u:pw@h:5432/db?sslmode=disable", ConnParts{}, "postgres://u:pw@h:5432/db?sslmode=disable"},
+		{"postgres://u:pw@h:5432/db?sslmode=disable", ConnParts{Host: "db1", User: "me"}, "postgres://me:pw@db1:5432/db?sslmode=disable"},
+		{"postgres://u@h/db", ConnParts{Port: "6543", DBName: "app"}, "postgres://u@h:6543/app"},
+		{EnvDSN, ConnParts{Host: "db1"}, "postgresql://db1"},
+		{EnvDSN, ConnParts{Host: "/var/run/postgresql", Port: "5433"}, "postgresql://?host=%2Fvar%2Frun%2Fpostgresql&port=5433"},
+		{"host=h dbname=x", ConnParts{Host: "db1", DBName: "it's"}, `host=h dbname=x host='db1' dbname='it\'s'`},
+		{"", ConnParts{User: "me"}, "user='me'"},
+	}
+	for _, c := range cases {
+		got, err := c.p.Apply(c.dsn)
+		if err != nil || got != c.want {
+			t.Errorf("%+v.Apply(%q) = %q, %v; want %q", c.p, c.dsn, got, err, c.want)
+		}
 	}
 }

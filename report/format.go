@@ -21,17 +21,22 @@ const (
 	JSON      Format = "json"
 	CSV       Format = "csv"
 	PlainText Format = "text"
+	// JUnit is JUnit XML for CI: a test case per cell compared.
+	JUnit Format = "junit"
+	// GitHub is Markdown for a GitHub Actions job summary (printed on
+	// standard output, after an annotation line per regression).
+	GitHub Format = "github"
 )
 
 // Formats lists every format, in the order help texts name them.
-var Formats = []Format{Markdown, HTML, JSON, CSV, PlainText}
+var Formats = []Format{Markdown, HTML, JSON, CSV, PlainText, JUnit, GitHub}
 
 // DirFormats are the formats written into a report directory when none
 // are named: what `pglab compare --out DIR` leaves there.
 var DirFormats = []Format{Markdown, HTML, JSON}
 
 // ParseFormat parses a format's name: md (or markdown), html (htm), json,
-// csv, text (txt). Case is ignored.
+// csv, text (txt), junit (xml), github. Case is ignored.
 func ParseFormat(s string) (Format, error) {
 	switch strings.ToLower(strings.TrimSpace(s)) {
 	case "md", "markdown":
@@ -44,15 +49,30 @@ func ParseFormat(s string) (Format, error) {
 		return CSV, nil
 	case "text", "txt":
 		return PlainText, nil
+	case "junit", "xml":
+		return JUnit, nil
+	case "github":
+		return GitHub, nil
 	}
-	return "", fmt.Errorf("unknown report format %q: want md, html, json, csv or text", s)
+	return "", fmt.Errorf("unknown report format %q: want %s", s, FormatNames())
+}
+
+// FormatNames names the formats for a help text or an error: "md, html,
+// json, csv, text, junit or github".
+func FormatNames() string {
+	names := make([]string, len(Formats))
+	for i, f := range Formats {
+		names[i] = string(f)
+	}
+	return strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1]
 }
 
 // FormatOfFile tells a format from a file name's extension (".md",
-// ".html", ".json", ".csv", ".txt"); ok is false for other names.
+// ".html", ".json", ".csv", ".txt", ".xml" for JUnit); ok is false for
+// other names.
 func FormatOfFile(name string) (Format, bool) {
 	ext := strings.TrimPrefix(strings.ToLower(filepath.Ext(name)), ".")
-	if ext == "" || ext == "text" {
+	if ext == "" || ext == "text" || ext == "junit" || ext == "github" {
 		return "", false
 	}
 	f, err := ParseFormat(ext)
@@ -61,8 +81,13 @@ func FormatOfFile(name string) (Format, bool) {
 
 // Ext returns the file extension of the format, with its dot.
 func (f Format) Ext() string {
-	if f == PlainText {
+	switch f {
+	case PlainText:
 		return ".txt"
+	case JUnit:
+		return ".xml"
+	case GitHub:
+		return ".github.md"
 	}
 	return "." + string(f)
 }
@@ -80,6 +105,10 @@ func Write(w io.Writer, d *runs.Dataset, f Format) error {
 		return WriteCSV(w, d)
 	case PlainText:
 		return WriteText(w, d)
+	case JUnit:
+		return WriteJUnit(w, d)
+	case GitHub:
+		return WriteGitHubSummary(w, d)
 	}
 	return fmt.Errorf("unknown report format %q", string(f))
 }

@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/pglab/pglab/internal/units"
 )
 
 // RunFilter selects runs for [Store.Runs]. Zero fields select everything.
@@ -379,4 +381,51 @@ func parseCase(s string) (map[string]string, error) {
 		return nil, fmt.Errorf("bad stored case %q: %w", s, err)
 	}
 	return c, nil
+}
+
+// RunStudies names the studies of run r: those that stored a description
+// (a study-info artefact), else those its manifest names.
+func (s *Store) RunStudies(ctx context.Context, r RunRecord) ([]string, error) {
+	as, err := s.Artefacts(ctx, r.ID, ArtefactFilter{Name: "study-info", SkipData: true})
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	seen := map[string]bool{}
+	for _, a := range as {
+		if a.Study != "" && !seen[a.Study] {
+			seen[a.Study] = true
+			out = append(out, a.Study)
+		}
+	}
+	if len(out) > 0 {
+		return out, nil
+	}
+	var extra struct {
+		Study   string   `json:"study"`
+		Studies []string `json:"studies"`
+	}
+	if json.Unmarshal(r.Extra, &extra) == nil {
+		if extra.Study != "" {
+			out = append(out, extra.Study)
+		}
+		out = append(out, extra.Studies...)
+	}
+	return out, nil
+}
+
+// Took says how long run r took (units.Elapsed: "1 min 30 s", "<1 s"),
+// "running" while it runs, "-" when it ended without a finish time.
+func (r RunRecord) Took() string {
+	if r.FinishedAt.IsZero() {
+		if r.Status == StatusRunning {
+			return "running"
+		}
+		return "-"
+	}
+	d := r.FinishedAt.Sub(r.StartedAt)
+	if d < time.Second {
+		return "<1 s"
+	}
+	return units.Elapsed(d)
 }

@@ -95,18 +95,33 @@ func (t *Target) lost(ctx context.Context, err error) error {
 // DSNTarget opens a user's server. dsn is a URL or key=value string; PG*
 // environment variables and ~/.pgpass fill in what it leaves out.
 func DSNTarget(ctx context.Context, name, dsn string) (*Target, error) {
-	cfg, err := pgx.ParseConfig(dsn)
+	cfg, err := ParseDSN(name, dsn)
 	if err != nil {
-		return nil, fmt.Errorf("target %s: invalid DSN %s: %w", name, redact.DSN(dsn), errors.Unwrap(err))
-	}
-	if err := pgnet.Configure(&cfg.Config); err != nil {
-		return nil, fmt.Errorf("target %s: invalid DSN %s: %w", name, redact.DSN(dsn), err)
+		return nil, err
 	}
 	t := &Target{Name: name, config: cfg, redacted: redact.DSN(dsn)}
 	if err := t.loadFacts(ctx); err != nil {
 		return nil, err
 	}
 	return t, nil
+}
+
+// ParseDSN reads the DSN of a user's server named name, as DSNTarget
+// does, without connecting; errors hold no password.
+func ParseDSN(name, dsn string) (*pgx.ConnConfig, error) {
+	cfg, err := pgx.ParseConfig(dsn)
+	if err != nil {
+		// pgx's message quotes the DSN: keep only the reason.
+		msg := err.Error()
+		if _, reason, ok := strings.Cut(msg, "`: "); ok {
+			msg = reason
+		}
+		return nil, fmt.Errorf("target %s: invalid DSN %s: %s", name, redact.DSN(dsn), msg)
+	}
+	if err := pgnet.Configure(&cfg.Config); err != nil {
+		return nil, fmt.Errorf("target %s: invalid DSN %s: %w", name, redact.DSN(dsn), err)
+	}
+	return cfg, nil
 }
 
 // Managed reports whether pglab manages the server (can restart it and

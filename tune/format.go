@@ -37,7 +37,7 @@ const (
 	InputMemory      = "memory"
 	InputCPUs        = "cpus"
 	InputStorage     = "storage"
-	InputVersion     = "pg-version"
+	InputVersion     = "versions"
 	InputConnections = "connections"
 )
 

@@ -122,7 +122,7 @@ func MemoryFromKB(kb int64) Memory {
 
 // InputError is an input that PGTune does not take.
 type InputError struct {
-	// Input names the input as pglab's flags do: "pg-version", "os", "type",
+	// Input names the input as pglab's flags do: "versions", "os", "type",
 	// "memory", "cpus", "connections", "storage", "db-size" or "format".
 	Input string
 	// Value is the value as given.
@@ -183,7 +183,7 @@ func ParseMemory(s string) (Memory, error) {
 func ParseVersion(s string) (int, error) {
 	v, err := strconv.Atoi(strings.TrimSpace(s))
 	if err != nil || v < MinVersion || v > MaxVersion {
-		return 0, inputError("pg-version", s, "PGTune knows PostgreSQL %d to %d", MinVersion, MaxVersion)
+		return 0, inputError("versions", s, "PGTune knows PostgreSQL %d to %d", MinVersion, MaxVersion)
 	}
 	return v, nil
 }
@@ -194,7 +194,7 @@ func ParseVersion(s string) (int, error) {
 func VersionFromNum(num int) (int, error) {
 	v := num / 10000
 	if num < 100000 || v < MinVersion || v > MaxVersion {
-		return 0, inputError("pg-version", strconv.Itoa(num), "not a version PGTune knows; PGTune knows PostgreSQL %d to %d", MinVersion, MaxVersion)
+		return 0, inputError("versions", strconv.Itoa(num), "not a version PGTune knows; PGTune knows PostgreSQL %d to %d", MinVersion, MaxVersion)
 	}
 	return v, nil
 }
@@ -283,7 +283,7 @@ func DefaultConnections(w Workload) int {
 // some memory and no negative counts.
 func (in Inputs) check() error {
 	if in.Version < MinVersion || in.Version > MaxVersion {
-		return inputError("pg-version", strconv.Itoa(in.Version), "PGTune knows PostgreSQL %d to %d", MinVersion, MaxVersion)
+		return inputError("versions", strconv.Itoa(in.Version), "PGTune knows PostgreSQL %d to %d", MinVersion, MaxVersion)
 	}
 	if _, err := ParseOS(string(in.OS)); err != nil {
 		return err

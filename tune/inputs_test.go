@@ -150,7 +150,7 @@ func TestValidate(t *testing.T) {
 		{with(func(in *Inputs) { in.Connections = 19 }), "connections 19: must be from 20 to 999999 (PGTune's limits)"},
 		{with(func(in *Inputs) { in.Connections = 1000000 }), "connections 1000000: must be from 20 to 999999 (PGTune's limits)"},
 		{with(func(in *Inputs) { in.CPUs = 1000000 }), "cpus 1000000: must be at most 999999 (PGTune's maximum)"},
-		{with(func(in *Inputs) { in.Version = 19 }), "pg-version 19: PGTune knows PostgreSQL 10 to 18"},
+		{with(func(in *Inputs) { in.Version = 19 }), "versions 19: PGTune knows PostgreSQL 10 to 18"},
 		{with(func(in *Inputs) { in.Memory = Memory{} }), `memory "": total memory is required`},
 	}
 	for _, c := range bad {

@@ -438,8 +438,8 @@ func TestRecommendRejects(t *testing.T) {
 		in   Inputs
 		want string
 	}{
-		{"version 9", with(func(in *Inputs) { in.Version = 9 }), "tune: pg-version 9: PGTune knows PostgreSQL 10 to 18"},
-		{"version 19", with(func(in *Inputs) { in.Version = 19 }), "tune: pg-version 19: PGTune knows PostgreSQL 10 to 18"},
+		{"version 9", with(func(in *Inputs) { in.Version = 9 }), "tune: versions 9: PGTune knows PostgreSQL 10 to 18"},
+		{"version 19", with(func(in *Inputs) { in.Version = 19 }), "tune: versions 19: PGTune knows PostgreSQL 10 to 18"},
 		{"os", with(func(in *Inputs) { in.OS = "bsd" }), "tune: os bsd: unknown OS; want linux, windows or mac"},
 		{"workload", with(func(in *Inputs) { in.Workload = "" }), `tune: type "": unknown type; want web, oltp, dw, desktop or mixed`},
 		{"storage", with(func(in *Inputs) { in.Storage = "tape" }), "tune: storage tape: unknown storage; want ssd, hdd, san or nvme"},

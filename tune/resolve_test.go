@@ -35,7 +35,7 @@ func TestResolve(t *testing.T) {
 		server   *Server
 		host     fakeHost
 		want     Inputs
-		detected string // inputs detected, "pg-version:server"
+		detected string // inputs detected, "versions:server"
 		warning  string
 		err      string
 	}{
@@ -46,7 +46,7 @@ func TestResolve(t *testing.T) {
 		{name: "server values, machine measures for a local server",
 			server:   local,
 			want:     Inputs{Version: 17, OS: OSLinux, Workload: WorkloadWeb, Memory: gb(8), CPUs: 4, Connections: 100, Storage: StorageNVMe, DBSize: DBSizeUpTo3xRAM},
-			detected: "pg-version:server connections:server memory cpus storage"},
+			detected: "versions:server connections:server memory cpus storage"},
 		{name: "measured without a server, PGTune's defaults for the rest",
 			given:    Given{DefaultDataDir: "/data"},
 			want:     Inputs{Version: DefaultVersion, OS: OSLinux, Workload: WorkloadWeb, Memory: gb(8), CPUs: 4, Storage: StorageNVMe, DBSize: DBSizeUpTo3xRAM},
@@ -62,7 +62,7 @@ func TestResolve(t *testing.T) {
 			given:    Given{Inputs: Inputs{Memory: gb(16)}},
 			server:   remote,
 			want:     Inputs{Version: 16, OS: OSLinux, Workload: WorkloadWeb, Memory: gb(16), Connections: 500, Storage: StorageSSD, DBSize: DBSizeUpTo3xRAM},
-			detected: "pg-version:server connections:server",
+			detected: "versions:server connections:server",
 			warning:  "db is not on this machine and --cpus was not given: no parallel settings"},
 		{name: "a server version PGTune does not know",
 			server: &Server{Label: "old", Version: "9.6", VersionNum: 90600, Local: true},

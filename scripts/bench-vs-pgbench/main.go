@@ -76,7 +76,7 @@ func run() error {
 		return fmt.Errorf("scripts/build: %v\n%s", err, out)
 	}
 	name := fmt.Sprintf("benchvs%d", os.Getpid())
-	out, err := exec.Command(pglab, "pg", "start", "--version", *version, "--name", name,
+	out, err := exec.Command(pglab, "pg", "start", "--versions", *version, "--name", name,
 		"--set", "max_connections=200", "--set", "shared_buffers=512MB").Output()
 	if err != nil {
 		return fmt.Errorf("pglab pg start: %v", err)

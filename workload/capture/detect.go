@@ -123,7 +123,7 @@ func detect(path string, peek []byte, pfx *prefix) (string, error) {
 	if newStderrReader(bufio.NewReader(bytes.NewReader(peek)), path, pfx, tp).next(&e) == nil {
 		return Stderr, nil
 	}
-	return "", fmt.Errorf("%s: unknown log format: its first line is not csvlog, jsonlog, nor stderr with log_line_prefix %q (give --format, and --prefix for a stderr log)",
+	return "", fmt.Errorf("%s: unknown log format: its first line is not csvlog, jsonlog, nor stderr with log_line_prefix %q (give --log-format, and --prefix for a stderr log)",
 		path, pfx.text)
 }
 

@@ -34,7 +34,7 @@ pgbench prints, followed by latency percentiles from an HDR histogram.
 		DisableFlagParsing: true,
 		SilenceUsage:       true,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			args = takeGlobalFlags(env, args)
+			args = takeGlobalFlags(env, args, "bench")
 			code := runBench(env, args)
 			if code != 0 {
 				return &ExitError{Code: code, Silent: true}
@@ -44,16 +44,19 @@ pgbench prints, followed by latency percentiles from an HDR histogram.
 	}
 }
 
-// takeGlobalFlags applies pglab's own flags given before "bench" (pglab
-// --quiet bench ...), which cobra leaves in the arguments of a command that
-// parses its own, and returns the rest: pgbench's command line.
-func takeGlobalFlags(env *Env, args []string) []string {
+// takeGlobalFlags applies pglab's own flags given before the command's
+// word (pglab --quiet bench ...), which cobra leaves in the arguments of a
+// command that parses its own, and returns the rest: pgbench's (or
+// pg_dump's) command line.
+func takeGlobalFlags(env *Env, args []string, word string) []string {
 	n := 0
 	for _, a := range env.Args {
-		if a == "bench" {
+		if a == word {
 			break
 		}
-		n++
+		if a != "pg" {
+			n++
+		}
 	}
 	if n > len(args) {
 		return args
@@ -272,7 +275,7 @@ func (b *benchRun) lostLine(phase string, err error) {
 // resolveTarget resolves --target: a managed instance's name, or a DSN.
 // It returns the connection string and the database name to use.
 func resolveTarget(target, dbname string) (string, string, error) {
-	t, err := pgserver.OpenTarget(target)
+	t, err := openTarget(target)
 	switch {
 	case err != nil:
 		return "", "", err
@@ -282,6 +285,35 @@ func resolveTarget(target, dbname string) (string, string, error) {
 		return t.Instance.DSNFor(dbname), "", nil
 	}
 	return t.Instance.DSN(), "", nil
+}
+
+// openTarget opens --target TEXT (pgserver.OpenTarget): a text that does
+// not parse is a usage error.
+func openTarget(text string) (pgserver.Target, error) {
+	if _, err := pgserver.ParseTarget(text); err != nil {
+		return pgserver.Target{}, asUsage(err)
+	}
+	return pgserver.OpenTarget(text)
+}
+
+// connTarget opens --target TEXT with psql's -h, -p, -U and -d put in
+// place of the parts of its DSN; with no TEXT, they connect as psql would
+// (the PG* variables fill in the rest). A named instance takes none.
+func connTarget(text string, conn pgserver.ConnParts) (pgserver.Target, error) {
+	if conn.Empty() {
+		return openTarget(text)
+	}
+	t, err := pgserver.Target{DSN: pgserver.EnvDSN}, error(nil)
+	if text != "" {
+		t, err = pgserver.ParseTarget(text)
+	}
+	if err == nil && t.Named() {
+		err = fmt.Errorf("-h, -p, -U and -d go with a DSN, not with the instance %s (pglab knows how to reach it)", t.Label)
+	}
+	if err == nil {
+		t.DSN, err = conn.Apply(t.DSN)
+	}
+	return t, asUsage(err)
 }
 
 // initError prints a failed -i as pgbench does, then the lost server, if

@@ -29,11 +29,11 @@ type coordFlags struct {
 func (f *coordFlags) coordOptions() []bench.ExtraOption {
 	seconds := func(dst *time.Duration, name string) func(string) error {
 		return func(v string) error {
-			n, err := strconv.Atoi(v)
-			if err != nil || n < 1 {
-				return fmt.Errorf("invalid value \"%s\" for option --%s (seconds, at least 1)", v, name)
+			d, err := parseTimeout(v)
+			if err != nil {
+				return fmt.Errorf("invalid value \"%s\" for option --%s (a duration such as 90s or 5m, or seconds, at least 1s)", v, name)
 			}
-			*dst = time.Duration(n) * time.Second
+			*dst = d
 			return nil
 		}
 	}

@@ -119,7 +119,7 @@ func TestVacuumFromCacheMatchesPsql(t *testing.T) {
 func psqlVacuumWAL(t *testing.T, rows int) map[string]float64 {
 	t.Helper()
 	t.Setenv("XDG_STATE_HOME", pgtest.TempDir(t))
-	r := run(t, "--quiet", "pg", "start", "--version", pgtest.DefaultVersion(), "--name", "vaccache",
+	r := run(t, "--quiet", "pg", "start", "--versions", pgtest.DefaultVersion(), "--name", "vaccache",
 		"--set", "shared_buffers=256MB", "--set", "maintenance_work_mem=512MB", "--set", "max_wal_size=1GB",
 		"--set", "checkpoint_timeout=30min", "--set", "autovacuum=off", "--set", "log_checkpoints=on")
 	if r.code != 0 {

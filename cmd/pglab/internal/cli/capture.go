@@ -37,15 +37,15 @@ type captureFlags struct {
 func newCaptureCmd(env *Env) *cobra.Command {
 	var cf captureFlags
 	cmd := &cobra.Command{
-		Use:   "capture (--settings [--revert] [--version N] | --log FILE... --out WORKLOAD | --instance NAME --out WORKLOAD | --inspect WORKLOAD)",
+		Use:   "capture (--settings [--revert] [--versions N] | --log FILE... --out WORKLOAD | --instance NAME --out WORKLOAD | --inspect WORKLOAD)",
 		Short: "Record a workload: the logging settings to set, and a server log turned into a workload file",
 		Long: `pglab capture turns what a PostgreSQL server logged into a workload file for the
 replay study: its sessions (database, user, application), their statements in order
 with start offsets, durations and bind parameters, and a fingerprint per statement.
 
-  --settings        prints the ALTER SYSTEM lines that make a server (--version, 13–18)
-                    log every statement in --format (csvlog by default, jsonlog for 15+,
-                    or stderr) with its query id (14+), and what that costs; with
+  --settings        prints the ALTER SYSTEM lines that make a server (--versions, 13–18)
+                    log every statement in --log-format (csvlog by default, jsonlog for
+                    15+, or stderr) with its query id (14+), and what that costs; with
                     --revert, the lines that put those settings back.
   --log FILE...     reads csvlog, jsonlog or stderr logs of PostgreSQL 13–18 (plain or
                     gzip; the format is detected unless given; a stderr log needs its
@@ -64,8 +64,8 @@ before they reach the workload file.
 
 Escapes read in a stderr log's --prefix:
 ` + indentLines(capture.PrefixEscapes(), "  "),
-		Example: `  pglab capture --settings --version 17 > capture-on.sql
-  pglab capture --settings --revert --version 17 > capture-off.sql
+		Example: `  pglab capture --settings --versions 17 > capture-on.sql
+  pglab capture --settings --revert --versions 17 > capture-off.sql
   pglab capture --instance pg17 --database shop --out shop.workload.gz
   pglab capture --log /var/lib/postgresql/17/main/log/postgresql-*.csv --out shop.workload.gz
   pglab capture --log postgresql.log --prefix '%m [%p] %q%u@%d ' --database shop --out shop.workload
@@ -78,10 +78,12 @@ Escapes read in a stderr log's --prefix:
 	f.BoolVar(&cf.settings, "settings", false, "print the server settings that record a workload and their cost")
 	f.BoolVar(&cf.revert, "revert", false, "with --settings: print the lines that put those settings back")
 	f.StringVar(&cf.instance, "instance", "", "read the log of this instance of 'pglab pg start'")
-	f.IntVar(&cf.version, "version", 17, "with --settings: the server's major version (13–18)")
+	f.IntVar(&cf.version, "versions", 17, "with --settings: the server's major version (13–18)")
+	alias(f, "version", "versions")
 	f.StringArrayVar(&cf.logs, "log", nil, "a server log file to read (repeat, or list more files after it)")
 	f.StringVar(&cf.out, "out", "", "the workload file to write (gzip when it ends in .gz)")
-	f.StringVar(&cf.format, "format", "", "the log format: csvlog, jsonlog or stderr (default: detected; with --settings: csvlog)")
+	f.StringVar(&cf.format, "log-format", "", "the log format: csvlog, jsonlog or stderr (default: detected; with --settings: csvlog)")
+	alias(f, "format", "log-format")
 	f.StringVar(&cf.prefix, "prefix", "", "a stderr log's log_line_prefix (default '"+capture.DefaultPrefix+"')")
 	f.StringVar(&cf.database, "database", "", "keep only the sessions of this database")
 	f.StringVar(&cf.systemID, "system-identifier", "", "the logging server's system identifier (SELECT system_identifier FROM pg_control_system()), kept for the replay's safety check")
@@ -117,8 +119,8 @@ func runCapture(env *Env, cmd *cobra.Command, cf *captureFlags, args []string) e
 		return inspectWorkload(env.Stdout, cf.inspect)
 	case cf.out == "":
 		return badInput("--out WORKLOAD is needed: the workload file to write")
-	case cmd.Flags().Changed("version"):
-		return badInput("--version goes with --settings; a log's version is read from the log")
+	case flagGiven(cmd.Flags(), "versions"):
+		return badInput("--versions goes with --settings; a log's version is read from the log")
 	case cf.instance != "":
 		var err error
 		if logs, cf.format, cf.prefix, err = instanceLogs(env, cf); err != nil {

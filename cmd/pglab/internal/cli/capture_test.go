@@ -21,7 +21,7 @@ import (
 // writes it by default, inspects the workload, and reverts the settings
 // with the lines printed.
 func TestCaptureJourney(t *testing.T) {
-	r := run(t, "capture", "--settings", "--version", "17")
+	r := run(t, "capture", "--settings", "--versions", "17")
 	if r.code != 0 || r.stderr != "" {
 		t.Fatalf("capture --settings: exit %d, stderr %q", r.code, r.stderr)
 	}
@@ -32,7 +32,7 @@ func TestCaptureJourney(t *testing.T) {
 		}
 	}
 	set := sqlLines(r.stdout)
-	r = run(t, "capture", "--settings", "--revert", "--version", "17")
+	r = run(t, "capture", "--settings", "--revert", "--versions", "17")
 	if r.code != 0 || r.stderr != "" || strings.Contains(r.stdout, "ALTER SYSTEM SET") || !strings.Contains(r.stdout, "ALTER SYSTEM RESET compute_query_id;") {
 		t.Fatalf("capture --settings --revert: exit %d, stderr %q, want only resets:\n%s", r.code, r.stderr, r.stdout)
 	}
@@ -150,7 +150,7 @@ func sqlLines(out string) (sqls []string) {
 	return sqls
 }
 
-// TestCaptureBadInput: every bad input is one line, exit 1, and leaves no
+// TestCaptureBadInput: every bad input is one line, exit 64, and leaves no
 // workload file (nor a temporary one) behind.
 func TestCaptureBadInput(t *testing.T) {
 	dir := t.TempDir()
@@ -184,24 +184,24 @@ func TestCaptureBadInput(t *testing.T) {
 		{[]string{"--log", good, "--out", filepath.Join(dir, "no", "such", "dir", "w")}, "create workload file"},
 		{[]string{"--log", okOut, "--out", out}, "is a pglab workload file, not a server log"},
 		{[]string{"--log", good, stderrLog, "--out", out}, "give logs of one format"},
-		{[]string{"--log", good, "--out", out, "--format", "syslog"}, `unknown log format "syslog"`},
-		{[]string{"--log", good, "--out", out, "--format", "csvlog", "--prefix", "%m "}, "--prefix is for stderr logs"},
+		{[]string{"--log", good, "--out", out, "--log-format", "syslog"}, `unknown log format "syslog"`},
+		{[]string{"--log", good, "--out", out, "--log-format", "csvlog", "--prefix", "%m "}, "--prefix is for stderr logs"},
 		{[]string{"--log", stderrLog, "--out", out, "--prefix", "%m %u"}, "cannot tell sessions apart"},
 		{[]string{"--log", good}, "--out WORKLOAD is needed"},
-		{[]string{"--log", good, "--out", out, "--version", "16"}, "--version goes with --settings"},
+		{[]string{"--log", good, "--out", out, "--versions", "16"}, "--versions goes with --settings"},
 		{[]string{}, "give one of --settings"},
 		{[]string{"--inspect", otherVersion}, "a pglab workload of format version 2; this pglab reads version 1"},
 		{[]string{"--inspect", notWorkload}, "not a pglab workload file"},
 		{[]string{"--inspect", good}, "not a pglab workload file"},
-		{[]string{"--settings", "--version", "13", "--format", "jsonlog"}, "jsonlog needs PostgreSQL 15 or later"},
-		{[]string{"--settings", "--version", "12"}, "pglab captures from PostgreSQL 13 to 18, not 12"},
+		{[]string{"--settings", "--versions", "13", "--log-format", "jsonlog"}, "jsonlog needs PostgreSQL 15 or later"},
+		{[]string{"--settings", "--versions", "12"}, "pglab captures from PostgreSQL 13 to 18, not 12"},
 		{[]string{"--revert", "--log", good, "--out", out}, "--revert goes with --settings"},
 		{[]string{"--instance", "no-such-instance", "--out", out}, `--instance: no managed instance "no-such-instance"`},
 		{[]string{"--instance", "x", "--log", good, "--out", out}, "give one of --settings"},
 	}
 	for _, tc := range cases {
 		r := run(t, append([]string{"capture"}, tc.args...)...)
-		assertOneLineError(t, r, tc.want)
+		assertUsageError(t, r, tc.want)
 	}
 	ents, _ := os.ReadDir(dir)
 	for _, e := range ents {

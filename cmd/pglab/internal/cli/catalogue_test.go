@@ -4,7 +4,9 @@ package cli_test
 // scripts, plans, DSNs, unreachable hosts, wrong passwords and versions
 // that cannot be installed. Each must end with one clear line (pgbench's
 // text and exit code where pglab bench mirrors pgbench), no stack trace,
-// nothing on stdout, and nothing written to the results store.
+// nothing on stdout, and nothing written to the results store. A command
+// line refused exits 64; a server that cannot be reached or refuses, a
+// store that cannot be written, a version not installed exit 1.
 
 import (
 	"context"
@@ -24,7 +26,7 @@ type badCase struct {
 	// bench: pgbench-style output (may have a hint or detail line after
 	// the error; continuation lines start with a tab).
 	bench bool
-	code  int // 0 means 1
+	code  int // 0 means 64 (a usage error), 1 for bench (pgbench's)
 	// banner: pgbench prints its banner on stdout before this error.
 	banner bool
 }
@@ -89,8 +91,8 @@ func TestBadInputCatalogue(t *testing.T) {
 		{args: s("study", "nosuch", "--versions", "17"), want: `unknown study "nosuch"`},
 		{args: s("study", "commit", "--versions", "12"), want: "PostgreSQL 12 is not supported"},
 		{args: s("study", "commit", "--versions", "abc"), want: `invalid PostgreSQL version "abc"`},
-		{args: s("study", "commit", "--versions", "19", "--no-install"), want: "PostgreSQL 19"},
-		{args: s("study", "commit", "--versions", "17.99", "--no-install"), want: "17.99"},
+		{args: s("study", "commit", "--versions", "19", "--no-install"), want: "PostgreSQL 19", code: 1},
+		{args: s("study", "commit", "--versions", "17.99", "--no-install"), want: "17.99", code: 1},
 		{args: s("study", "commit", "--versions", "17", "--param", "rows=abc"), want: "want an integer"},
 		{args: s("study", "vacuum", "--versions", "17", "--param", "cases=nonsense"), want: "cases"},
 		{args: s("study", "commit", "--versions", "17", "--reps", "-1"), want: "--reps: want auto or a whole number of at least 1"},
@@ -98,14 +100,14 @@ func TestBadInputCatalogue(t *testing.T) {
 		{args: s("study", "commit", "--versions", "17", "--set", "a=b\nc"), want: "line break"},
 		{args: s("study", "commit", "--target", "bad/name=postgres://u@h/d"), want: "--target"},
 		{args: s("study", "commit", "--target", "a=host=127.0.0.1 port=notaport"), want: "target a"},
-		{args: s("study", "commit", "--target", "a=postgres://u:"+secret+"@127.0.0.1:1/db?connect_timeout=5"), want: "target a: connect"},
-		{args: s("study", "commit", "--target", "a="+wrongPW), want: "password authentication failed"},
+		{args: s("study", "commit", "--target", "a=postgres://u:"+secret+"@127.0.0.1:1/db?connect_timeout=5"), want: "target a: connect", code: 1},
+		{args: s("study", "commit", "--target", "a="+wrongPW), want: "password authentication failed", code: 1},
 		{args: s("study", "commit", "--target", "a="+dsn+"&keepalives=maybe"), want: "keepalives"},
 		{args: s("study", "tune", "--target", "a="+dsn), want: "use --versions"},
 		{args: s("study", "commit", "--target", "nosuchinstance"), want: `no such instance "nosuchinstance"`},
-		{args: s("study", "commit", "--versions", "17", "--store", filepath.Join(dir, "adir")), want: "results store"},
-		{args: s("study", "commit", "--versions", "17", "--store", notSQLite), want: "is not an SQLite database"},
-		{args: s("study", "commit", "--versions", "17", "--store", "postgres://u:"+secret+"@127.0.0.1:1/db?connect_timeout=5"), want: "results store"},
+		{args: s("study", "commit", "--versions", "17", "--store", filepath.Join(dir, "adir")), want: "results store", code: 1},
+		{args: s("study", "commit", "--versions", "17", "--store", notSQLite), want: "is not an SQLite database", code: 1},
+		{args: s("study", "commit", "--versions", "17", "--store", "postgres://u:"+secret+"@127.0.0.1:1/db?connect_timeout=5"), want: "results store", code: 1},
 
 		// compare
 		{args: s("compare"), want: "name the servers"},
@@ -168,7 +170,7 @@ func TestBadInputCatalogue(t *testing.T) {
 		{args: s("tune", "--memory", "0GB"), want: "must be greater than zero"},
 		{args: s("tune", "--memory", "9223372036854775807TB"), want: "PGTune's maximum"},
 		{args: s("tune", "--cpus", "0"), want: "cpus"},
-		{args: s("tune", "--pg-version", "9"), want: "pg-version"},
+		{args: s("tune", "--versions", "9"), want: "versions"},
 		{args: s("tune", "--type", "nosuch"), want: "type"},
 		{args: s("tune", "--format", "xml"), want: "format"},
 		{args: s("tune", "--os", "beos"), want: "os"},
@@ -177,11 +179,11 @@ func TestBadInputCatalogue(t *testing.T) {
 		{args: s("tune", "--apply"), want: "--target"},
 
 		// pg
-		{args: s("pg", "start", "--version", "12"), want: "PostgreSQL 12 is not supported"},
-		{args: s("pg", "start", "--version", "17", "--name", "bad/name"), want: "bad/name"},
-		{args: s("pg", "start", "--version", "19", "--no-install"), want: "19"},
-		{args: s("pg", "start", "--version", "17", "--set", "nope"), want: `invalid setting "nope"`},
-		{args: s("pg", "start", "--version", "17", "--name", "badset", "--set", "no_such_param=1"), want: "no_such_param"},
+		{args: s("pg", "start", "--versions", "12"), want: "PostgreSQL 12 is not supported"},
+		{args: s("pg", "start", "--versions", "17", "--name", "bad/name"), want: "bad/name"},
+		{args: s("pg", "start", "--versions", "19", "--no-install"), want: "19", code: 1},
+		{args: s("pg", "start", "--versions", "17", "--set", "nope"), want: `invalid setting "nope"`},
+		{args: s("pg", "start", "--versions", "17", "--name", "badset", "--set", "no_such_param=1"), want: "no_such_param"},
 		{args: s("pg", "stop", "nosuch"), want: "nosuch"},
 		{args: s("pg", "install", "abc"), want: `invalid PostgreSQL version "abc"`},
 	}
@@ -227,8 +229,11 @@ func TestBadInputCatalogue(t *testing.T) {
 func checkBadInput(t *testing.T, r result, c badCase) {
 	t.Helper()
 	want := c.code
-	if want == 0 {
+	switch {
+	case want == 0 && c.bench:
 		want = 1
+	case want == 0:
+		want = 64
 	}
 	if r.code != want {
 		t.Errorf("exit code %d, want %d; stderr:\n%s", r.code, want, r.stderr)

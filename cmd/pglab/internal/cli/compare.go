@@ -6,7 +6,6 @@ import (
 	"strings"
 
 	"github.com/pglab/pglab/lab"
-	"github.com/pglab/pglab/pgserver"
 	"github.com/pglab/pglab/report"
 	"github.com/pglab/pglab/report/runs"
 	"github.com/pglab/pglab/report/view"
@@ -22,8 +21,6 @@ type compareFlags struct {
 	targets lab.Args
 	studies string
 	params  []string
-	configs []string
-	reps    repsFlags
 	quick   bool
 	alpha   float64
 	// aa compares two identical servers of the one version (--aa).
@@ -62,16 +59,17 @@ Study parameters: --param study.name=value (e.g. --param vacuum.rows=1000000), o
 			if err != nil {
 				return err
 			}
-			return runCompare(env, spec, c.details)
+			return runCompare(env, spec, c.details, &c.verdict)
 		},
 	}
 	f := cmd.Flags()
 	registerTargetFlags(f, &c.targets)
+	registerConnFlags(cmd, &c.targets.Conn)
 	f.StringVar(&c.studies, "studies", "all", "studies to run: all, or a comma-separated list ("+strings.Join(study.Names(), ", ")+")")
-	c.reps.register(f)
+	registerRepsFlags(f, &c.targets)
 	f.BoolVar(&c.quick, "quick", false, "every study's quick parameter values: the whole comparison in minutes")
 	f.StringArrayVar(&c.params, "param", nil, "study parameter study.name=value or name=value (repeatable)")
-	f.StringArrayVar(&c.configs, "config", nil, "a configuration NAME:k=v,k=v of one managed version (repeatable; one server each)")
+	f.StringArrayVar(&c.targets.Configs, "config", nil, "a configuration NAME:k=v,k=v of one managed version (repeatable; one server each)")
 	f.StringVar(&c.out, "out", lab.DefaultOut, "directory for report.md, report.html and report.json")
 	f.Float64Var(&c.alpha, "alpha", 0.05, "significance level of the comparisons")
 	c.verdict.register(f)
@@ -98,48 +96,12 @@ func (c *compareFlags) spec() (*lab.Spec, error) {
 	if err := c.targets.Fill(spec); err != nil {
 		return nil, err
 	}
-	if err := c.verdict.fill(spec); err != nil {
-		return nil, err
-	}
-	if err := c.reps.fill(spec); err != nil {
-		return nil, err
-	}
-	if len(c.configs) == 0 {
-		return spec, nil
-	}
-	var configs []lab.Config
-	for _, text := range c.configs {
-		cfg, err := parseConfigFlag(text)
-		if err != nil {
-			return nil, err
-		}
-		configs = append(configs, cfg)
-	}
-	return spec, spec.SetConfigs(configs)
-}
-
-// parseConfigFlag reads --config NAME:k=v,k=v.
-func parseConfigFlag(text string) (lab.Config, error) {
-	name, sets, ok := strings.Cut(text, ":")
-	if !ok || strings.TrimSpace(name) == "" {
-		return lab.Config{}, badInput("--config %q: want NAME:name=value,name=value", text)
-	}
-	var list []string
-	for _, kv := range strings.Split(sets, ",") {
-		if strings.TrimSpace(kv) != "" {
-			list = append(list, kv)
-		}
-	}
-	settings, err := pgserver.ParseSettings(list)
-	if err != nil {
-		return lab.Config{}, badInput("--config %s: %v", name, err)
-	}
-	return lab.Config{Name: strings.TrimSpace(name), Settings: settings}, nil
+	return spec, c.verdict.fill(spec)
 }
 
 // runCompare runs a comparison (of compare's flags or a plan file) and
 // writes its reports.
-func runCompare(env *Env, spec *lab.Spec, details bool) error {
+func runCompare(env *Env, spec *lab.Spec, details bool, verdict *verdictFlags) error {
 	kind := results.KindCompare
 	if spec.Plan != "" {
 		kind = results.KindPlan
@@ -155,8 +117,10 @@ func runCompare(env *Env, spec *lab.Spec, details bool) error {
 			return werr
 		}
 		fmt.Fprintf(env.Stderr, "pglab: run %s stored in %s; reports in %s\n", res.RunID, storeLocation(spec.Store), out)
-		if err == nil {
-			err = failOnRegressions(env, ds, spec.FailOn)
+		// What was measured is told to CI also when the run failed;
+		// its failure decides the exit code.
+		if terr := verdict.tell(env, ds, spec.FailOn, true); err == nil {
+			err = terr
 		}
 	}
 	return err

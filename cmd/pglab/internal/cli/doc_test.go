@@ -28,6 +28,17 @@ func TestDoc(t *testing.T) {
 		t.Fatal(err)
 	}
 	lines = append(lines, readmeCommands(string(readme))...)
+	workflows, _ := filepath.Glob(filepath.Join("..", "..", "..", "..", "docs", "ci", "*.yml"))
+	if len(workflows) == 0 {
+		t.Fatal("no example workflow in docs/ci")
+	}
+	for _, path := range workflows {
+		data, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		lines = append(lines, workflowCommands(filepath.Base(path), string(data))...)
+	}
 	root := newRootCmd(&Env{Ctx: context.Background(), Stdin: strings.NewReader(""), Stdout: io.Discard, Stderr: io.Discard})
 	walkCommands(root, func(c *cobra.Command) {
 		for _, l := range strings.Split(c.Example, "\n") {
@@ -96,6 +107,21 @@ func readmeCommands(md string) []docLine {
 		text := strings.Join(strings.Fields(m[1]), " ")
 		if !synopsisRE.MatchString(text) {
 			out = append(out, docLine{where: "README.md", text: text, mention: true})
+		}
+	}
+	return out
+}
+
+// workflowCommands returns the pglab command lines of a CI workflow file:
+// its lines that run pglab, in run blocks or in comments (continued lines
+// joined).
+func workflowCommands(name, text string) []docLine {
+	var out []docLine
+	text = regexp.MustCompile(`\\\n[\s#]*`).ReplaceAllString(text, " ")
+	for _, l := range strings.Split(text, "\n") {
+		l = strings.TrimSpace(firstCommand(strings.TrimLeft(strings.TrimSpace(l), "# ")))
+		if m := leadRE.FindStringSubmatch(l); m != nil && !strings.HasSuffix(l, "@latest") {
+			out = append(out, docLine{where: name, text: "pglab " + strings.TrimSpace(l[len(m[0]):])})
 		}
 	}
 	return out
@@ -180,6 +206,15 @@ func parseOnly(args []string, mention bool) error {
 	}
 	if err != nil && !errors.Is(err, pflag.ErrHelp) {
 		return err
+	}
+	var old []string
+	cmd.Flags().Visit(func(f *pflag.Flag) {
+		if n := f.Annotations[deprecatedKey]; len(n) > 0 {
+			old = append(old, "--"+f.Name+" (now --"+n[0]+")")
+		}
+	})
+	if len(old) > 0 {
+		return errors.New("an old spelling: " + strings.Join(old, ", "))
 	}
 	if help, _ := cmd.Flags().GetBool("help"); help {
 		return nil

@@ -36,8 +36,8 @@ func TestEnvBadInput(t *testing.T) {
 		{[]string{"compare", "--target", "a=postgres://u@h/db", "--env", "t3.micro"}, "--env applies to servers pglab starts"},
 		{[]string{"compare", "--versions", v, "--env", "prod", "--env-file", badFile}, badFile + ":2:9: prod: cpus=lots: not a number"},
 		{[]string{"compare", "--versions", v, "--env-file", badFile}, "--env-file without --env"},
-		{[]string{"pg", "start", "--version", v, "--env", "a:cpus=1", "--env", "b:cpus=2"}, "one --env per server"},
-		{[]string{"pg", "start", "--version", v, "--env", "x:replica=sync"}, "--env x: replica=sync: a delay proxy and a standby live as long as a run"},
+		{[]string{"pg", "start", "--versions", v, "--env", "a:cpus=1", "--env", "b:cpus=2"}, "one --env per server"},
+		{[]string{"pg", "start", "--versions", v, "--env", "x:replica=sync"}, "--env x: replica=sync: a delay proxy and a standby live as long as a run"},
 	}
 	for _, c := range cases {
 		t.Run(strings.Join(c.args, " "), func(t *testing.T) {
@@ -46,7 +46,7 @@ func TestEnvBadInput(t *testing.T) {
 				args = append(args, "--store", store)
 			}
 			r := run(t, args...)
-			assertOneLineError(t, r, c.want)
+			assertUsageError(t, r, c.want)
 			if _, err := os.Stat(store); err == nil {
 				t.Errorf("bad input wrote the store")
 			}
@@ -177,7 +177,7 @@ func TestEnvNothingLeftBehind(t *testing.T) {
 // stop removes the cgroup.
 func TestPgStartEnv(t *testing.T) {
 	newFaultEnv(t)
-	r := run(t, "--quiet", "pg", "start", "--version", pgtest.DefaultVersion(), "--name", "envd", "--env", "half:cpus=0.5,memory=512MiB")
+	r := run(t, "--quiet", "pg", "start", "--versions", pgtest.DefaultVersion(), "--name", "envd", "--env", "half:cpus=0.5,memory=512MiB")
 	if r.code != 0 {
 		t.Fatalf("pg start: %s", r.stderr)
 	}

@@ -175,7 +175,7 @@ func startInstance(t *testing.T, name string, sets ...string) string {
 func startInstanceOf(t *testing.T, version, name string, sets ...string) string {
 	t.Helper()
 	pgtest.Binaries(t, version)
-	args := []string{"--quiet", "pg", "start", "--version", version, "--name", name}
+	args := []string{"--quiet", "pg", "start", "--versions", version, "--name", name}
 	for _, s := range sets {
 		args = append(args, "--set", s)
 	}

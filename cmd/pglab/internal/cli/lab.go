@@ -41,6 +41,17 @@ func defaultStoreText() string {
 	return p
 }
 
+// openStore opens the results store --store names, to read: a file that
+// is not one is a usage error, a database server that does not answer a
+// failure.
+func openStore(env *Env, store string) (*results.Store, error) {
+	st, err := results.OpenReadOnly(env.Ctx, store)
+	if err != nil && !results.IsPostgresDSN(store) {
+		return nil, asUsage(err)
+	}
+	return st, err
+}
+
 // runLab runs a comparison with the command's progress display (see
 // lab.Run).
 func (env *Env) runLab(spec *lab.Spec, kind results.Kind) (*lab.Result, error) {

@@ -60,13 +60,27 @@ func pglabBinary(t testing.TB) string {
 	return binPath
 }
 
-// assertOneLineError checks the shape every bad input must have: exit 1,
+// assertOneLineError checks the shape of a run that failed: exit 1,
 // nothing on stdout, one line on stderr starting with "pglab: ", no stack
 // trace.
 func assertOneLineError(t *testing.T, r result, want string) {
 	t.Helper()
-	if r.code != 1 {
-		t.Errorf("exit code %d, want 1 (stderr %q)", r.code, r.stderr)
+	assertExit(t, r, 1, want)
+}
+
+// assertUsageError checks the shape every refused command line must have:
+// exit 64 (EX_USAGE), nothing on stdout, one line on stderr starting with
+// "pglab: ", no stack trace.
+func assertUsageError(t *testing.T, r result, want string) {
+	t.Helper()
+	assertExit(t, r, 64, want)
+}
+
+// assertExit checks an error's exit code and its one line on stderr.
+func assertExit(t *testing.T, r result, code int, want string) {
+	t.Helper()
+	if r.code != code {
+		t.Errorf("exit code %d, want %d (stderr %q)", r.code, code, r.stderr)
 	}
 	if r.stdout != "" {
 		t.Errorf("stdout = %q, want nothing", r.stdout)

@@ -188,82 +188,25 @@ func (env *Env) resolveBinaries(ctx context.Context, version string, noInstall b
 }
 
 func newPgStartCmd(env *Env) *cobra.Command {
-	var version, name, checksums string
-	var sets, envs, envFiles []string
-	var noInstall, unenforced bool
-	var timeout time.Duration
+	var a lab.Instance
+	var noInstall bool
 	cmd := &cobra.Command{
-		Use:   "start --version N [--name NAME] [--set name=value ...]",
+		Use:   "start --versions N [--name NAME] [--set name=value ...]",
 		Short: "Start a named PostgreSQL server that outlives the command; prints its DSN",
 		Long: `Start a managed PostgreSQL server (initdb on first start) and print its DSN,
 password included, on standard output. The server listens on a free port on
 127.0.0.1 only (scram-sha-256) and keeps running after pglab exits; stop it
 with 'pglab pg stop NAME'. Missing versions are installed first.`,
-		Example: `  DSN=$(pglab pg start --version 17 --name a --set shared_buffers=256MB)
+		Example: `  DSN=$(pglab pg start --versions 17 --name a --set shared_buffers=256MB)
   psql "$DSN" -c 'show shared_buffers'
   pglab pg stop a`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if version == "" {
-				return badInput("pg start: --version is required (e.g. --version 17)")
+			binaries := func(ctx context.Context, v pgserver.VersionSpec) (*pgserver.Binaries, error) {
+				return env.resolveBinaries(ctx, v.String(), noInstall)
 			}
-			settings, err := pgserver.ParseSettings(sets)
+			inst, err := a.Start(env.Ctx, binaries, env.progress())
 			if err != nil {
-				return badInput("%v", err)
-			}
-			cs, err := lab.ParseChecksums(checksums)
-			if err != nil {
-				return err
-			}
-			spec, err := pgserver.ParseVersionSpec(version)
-			if err != nil {
-				return badInput("%v", err)
-			}
-			if name == "" {
-				name = fmt.Sprintf("pg%d", spec.Major)
-			}
-			if err := pgserver.ValidateName(name); err != nil {
-				return badInput("%v", err)
-			}
-			profile, err := pgStartProfile(envs, envFiles)
-			if err != nil {
-				return err
-			}
-			b, err := env.resolveBinaries(env.Ctx, version, noInstall)
-			if err != nil {
-				return err
-			}
-			opts := pgserver.Options{
-				Binaries:     b,
-				Name:         name,
-				Checksums:    cs,
-				Settings:     settings,
-				StartTimeout: timeout,
-				Progress:     env.progress(),
-			}
-			var e *envpkg.Environment
-			if profile != nil {
-				var lines []string
-				if e, lines, err = envpkg.NewForInstance(*profile, name, pgserver.StateDir(), unenforced); err != nil {
-					return err
-				}
-				if p := env.progress(); p != nil {
-					for _, l := range lines {
-						p(l)
-					}
-				}
-			}
-			if e != nil && e.Placer() != nil {
-				opts.Placer = e.Placer()
-			}
-			inst, err := pgserver.StartNamed(env.Ctx, opts)
-			if err != nil {
-				e.Close()
-				return err
-			}
-			if err := envpkg.Keep(inst.Dir(), e); err != nil {
-				inst.Stop(context.WithoutCancel(env.Ctx))
-				e.Close()
 				return err
 			}
 			if p := env.progress(); p != nil {
@@ -274,14 +217,15 @@ with 'pglab pg stop NAME'. Missing versions are installed first.`,
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&version, "version", "", "PostgreSQL version: a major (17) or a release (17.10)")
-	f.StringVar(&name, "name", "", "instance name (default pg<major>)")
-	f.StringArrayVar(&sets, "set", nil, "server setting name=value (repeatable)")
-	f.StringVar(&checksums, "checksums", "off", "data checksums: on or off (the same default for every version)")
+	f.StringVar(&a.Version, "versions", "", "PostgreSQL version: a major (17) or a release (17.10)")
+	alias(f, "version", "versions")
+	f.StringVar(&a.Name, "name", "", "instance name (default pg<major>)")
+	f.StringArrayVar(&a.Sets, "set", nil, "server setting name=value (repeatable)")
+	f.StringVar(&a.Checksums, "checksums", "off", "data checksums: on or off (the same default for every version)")
 	f.BoolVar(&noInstall, "no-install", false, "fail instead of installing a missing version")
-	f.DurationVar(&timeout, "start-timeout", 60*time.Second, "how long to wait for the server to accept connections")
-	registerEnvFlags(f, &envs, &envFiles, false)
-	f.BoolVar(&unenforced, "env-unenforced", false, "start even when no limit of the --env profile can be enforced on this machine")
+	f.DurationVar(&a.StartTimeout, "start-timeout", 60*time.Second, "how long to wait for the server to accept connections")
+	registerEnvFlags(f, &a.Envs, &a.EnvFiles, false)
+	f.BoolVar(&a.Unenforced, "env-unenforced", false, "start even when no limit of the --env profile can be enforced on this machine")
 	return cmd
 }
 

@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -22,8 +23,10 @@ func newPgDumpCmd(env *Env) *cobra.Command {
 	return &cobra.Command{
 		Use:   "dump [--client 17|18] [--instance NAME] [pg_dump arguments]",
 		Short: "pg_dump of a version that dumps your server (13–18): Debian's client of 17 or 18, fetched into pglab's cache",
-		Long: `Runs pg_dump with the arguments given (pg_dump's own: -f FILE, --no-owner,
-the database or a connection string, PGHOST and the rest of libpq's environment).
+		Long: `Runs pg_dump with the arguments given, as pg_dump reads them: -h HOST, -p PORT,
+-U USER, -d DBNAME or a connection string, -f FILE, --no-owner, and PGHOST and the
+rest of libpq's environment. Its exit code is pg_dump's. Help is -? or --help, as
+pg_dump's; pglab's own option is --client.
 
 The server builds pglab installs have no client programs, and a pg_dump refuses a
 server of a newer major version than its own (a Debian 12 machine's is 15). pglab
@@ -33,17 +36,16 @@ with the C library it was built against, and runs it from there; it dumps server
 says the server is newer, or when --client 18 asks for it.
 
 --instance NAME dumps an instance of 'pglab pg start': pg_dump connects through
-its unix socket as its superuser, to its database unless one is named.
-
-  pglab pg dump --no-owner -f app.sql app
+its unix socket as its superuser, to its database unless one is named.`,
+		Example: `  pglab pg dump -h db.example.com -U me --no-owner -f app.sql app
   pglab pg dump --instance pg17 --no-owner -f app.sql
   pglab pg dump --client 18 -f app.sql 'host=db1 dbname=app user=me'`,
 		DisableFlagParsing: true,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if len(args) > 0 && (args[0] == "-h" || args[0] == "--help") {
+			args = takeGlobalFlags(env, args, "dump")
+			if len(args) > 0 && (args[0] == "-?" || args[0] == "--help") {
 				return cmd.Help()
 			}
-			args = globalFlags(env, args)
 			major, explicit, args, err := clientFlag(args)
 			if err != nil {
 				return err
@@ -67,44 +69,31 @@ its unix socket as its superuser, to its database unless one is named.
 	}
 }
 
-// globalFlags takes pglab's global flags out of args (with flag parsing
-// off, cobra passes them on): --quiet sets env.Quiet, --pg-bin is of no
-// use to a client. pg_dump has neither.
-func globalFlags(env *Env, args []string) []string {
-	var out []string
-	for i := 0; i < len(args); i++ {
-		switch a := args[i]; {
-		case a == "--quiet":
-			env.Quiet = true
-		case a == "--pg-bin" && i+1 < len(args):
-			i++
-		case strings.HasPrefix(a, "--pg-bin="):
-		default:
-			out = append(out, a)
-		}
-	}
-	return out
-}
-
-// clientFlag reads a leading --client N (or --client=N): the major version
-// of the client to run (17 by default) and whether it was given.
+// clientFlag takes --client N (or --client=N) out of args, wherever it
+// is (pg_dump has no such option): the major version of the client to
+// run (17 by default) and whether it was given.
 func clientFlag(args []string) (major int, explicit bool, rest []string, err error) {
-	if len(args) == 0 || !strings.HasPrefix(args[0], "--client") {
-		return 17, false, args, nil
-	}
-	val, ok := strings.CutPrefix(args[0], "--client=")
-	rest = args[1:]
-	if !ok {
-		if args[0] != "--client" || len(args) < 2 {
-			return 0, false, nil, errors.New("--client needs a major version: 17 or 18")
+	major = 17
+	for i := 0; i < len(args); i++ {
+		val, ok := strings.CutPrefix(args[i], "--client=")
+		switch {
+		case args[i] == "--client" && i+1 < len(args):
+			val, ok = args[i+1], true
+			i++
+		case args[i] == "--client":
+			return 0, false, nil, badInput("--client needs a major version: %s", pgclient.MajorsText())
 		}
-		val, rest = args[1], args[2:]
+		if !ok {
+			rest = append(rest, args[i])
+			continue
+		}
+		major, err = strconv.Atoi(val)
+		if err != nil || !slices.Contains(pgclient.Majors(), major) {
+			return 0, false, nil, badInput("--client %s: pglab fetches the client programs of PostgreSQL %s only", val, pgclient.MajorsText())
+		}
+		explicit = true
 	}
-	major, err = strconv.Atoi(val)
-	if err != nil {
-		return 0, false, nil, fmt.Errorf("--client %q: a major version, 17 or 18", val)
-	}
-	return major, true, rest, nil
+	return major, explicit, rest, nil
 }
 
 // instanceFlag takes --instance NAME (or --instance=NAME) out of args,

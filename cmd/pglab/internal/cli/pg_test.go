@@ -3,6 +3,7 @@ package cli_test
 import (
 	"bytes"
 	"context"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -41,15 +42,15 @@ func TestPgStartBadInput(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"pg", "start", "--version", "12"}, "PostgreSQL 12 is not supported"},
-		{[]string{"pg", "start", "--version", "abc"}, `invalid PostgreSQL version "abc"`},
-		{[]string{"pg", "start"}, "--version is required"},
-		{[]string{"pg", "start", "--version", "17", "--set", "no_such_param=1"}, `--set no_such_param=1: unrecognized configuration parameter "no_such_param"`},
-		{[]string{"pg", "start", "--version", "17", "--set", "shared_buffers=lots"}, `--set shared_buffers=lots: invalid value for parameter "shared_buffers": "lots"`},
-		{[]string{"pg", "start", "--version", "17", "--set", "=1"}, `invalid setting "=1"`},
-		{[]string{"pg", "start", "--version", "17", "--checksums", "maybe"}, "--checksums must be on or off"},
-		{[]string{"pg", "start", "--version", "17", "--name", "a/b"}, `invalid instance name "a/b"`},
-		{[]string{"pg", "start", "--version", "17", "--bogus"}, "unknown flag: --bogus"},
+		{[]string{"pg", "start", "--versions", "12"}, "PostgreSQL 12 is not supported"},
+		{[]string{"pg", "start", "--versions", "abc"}, `invalid PostgreSQL version "abc"`},
+		{[]string{"pg", "start"}, "--versions is required"},
+		{[]string{"pg", "start", "--versions", "17", "--set", "no_such_param=1"}, `--set no_such_param=1: unrecognized configuration parameter "no_such_param"`},
+		{[]string{"pg", "start", "--versions", "17", "--set", "shared_buffers=lots"}, `--set shared_buffers=lots: invalid value for parameter "shared_buffers": "lots"`},
+		{[]string{"pg", "start", "--versions", "17", "--set", "=1"}, `invalid setting "=1"`},
+		{[]string{"pg", "start", "--versions", "17", "--checksums", "maybe"}, "--checksums must be on or off"},
+		{[]string{"pg", "start", "--versions", "17", "--name", "a/b"}, `invalid instance name "a/b"`},
+		{[]string{"pg", "start", "--versions", "17", "--bogus"}, "unknown flag: --bogus"},
 		{[]string{"pg", "stop"}, "name an instance"},
 		{[]string{"pg", "stop", "nosuch"}, `no such instance "nosuch"`},
 		{[]string{"pg", "install"}, "name at least one version"},
@@ -61,7 +62,7 @@ func TestPgStartBadInput(t *testing.T) {
 			// Without --quiet: the error is the only line, no progress
 			// line of an initdb that went before it.
 			r := run(t, c.args...)
-			assertOneLineError(t, r, c.want)
+			assertUsageError(t, r, c.want)
 			if n := strings.Count(strings.TrimRight(r.stderr, "\n"), "\n") + 1; n != 1 {
 				t.Errorf("%d lines on stderr, want 1:\n%s", n, r.stderr)
 			}
@@ -78,7 +79,7 @@ func TestPgStartStop(t *testing.T) {
 	state := pgtest.TempDir(t)
 	t.Setenv("XDG_STATE_HOME", state)
 	pgtest.Binaries(t, pgtest.DefaultVersion())
-	r := run(t, "pg", "start", "--version", pgtest.DefaultVersion(), "--name", "a", "--set", "shared_buffers=256MB")
+	r := run(t, "pg", "start", "--versions", pgtest.DefaultVersion(), "--name", "a", "--set", "shared_buffers=256MB")
 	if r.code != 0 {
 		t.Fatalf("pg start: exit %d: %s", r.code, r.stderr)
 	}
@@ -124,7 +125,7 @@ func TestPgStartSIGTERM(t *testing.T) {
 	for _, delay := range []time.Duration{100 * time.Millisecond, 400 * time.Millisecond, 800 * time.Millisecond} {
 		t.Run(delay.String(), func(t *testing.T) {
 			state := pgtest.TempDir(t)
-			cmd := exec.Command(bin, "pg", "start", "--version", pgtest.DefaultVersion(), "--name", "sig")
+			cmd := exec.Command(bin, "pg", "start", "--versions", pgtest.DefaultVersion(), "--name", "sig")
 			cmd.Env = append(os.Environ(), "XDG_STATE_HOME="+state)
 			var stderr bytes.Buffer
 			cmd.Stderr = &stderr
@@ -165,7 +166,7 @@ func TestPgTwoVersionsSideBySide(t *testing.T) {
 	dsns := map[string]string{}
 	for _, v := range versions[:2] {
 		pgtest.Binaries(t, v)
-		r := run(t, "--quiet", "pg", "start", "--version", v)
+		r := run(t, "--quiet", "pg", "start", "--versions", v)
 		if r.code != 0 {
 			t.Fatalf("pg start %s: %s", v, r.stderr)
 		}
@@ -232,5 +233,48 @@ func TestPgDump(t *testing.T) {
 	if strings.Contains(r.stdout+r.stderr, "password") || strings.Contains(string(data), "OWNER TO") {
 		t.Errorf("the dump printed a password or kept owners:\n%s%s", r.stdout, r.stderr)
 	}
-	assertOneLineError(t, run(t, "pg", "dump", "--client", "12", "-f", out, dsn), "pglab fetches the client programs of PostgreSQL 17 and 18 only")
+	assertUsageError(t, run(t, "pg", "dump", "--client", "12", "-f", out, dsn), "pglab fetches the client programs of PostgreSQL 17 and 18 only")
+}
+
+// TestPgDumpOptionLetters: pglab pg dump reads pg_dump's own letters,
+// -h HOST among them (as pg_dump, help is -? or --help), and exits with
+// pg_dump's code: it never prints its help and exits 0 instead of
+// dumping.
+func TestPgDumpOptionLetters(t *testing.T) {
+	inst := pgtest.Shared(t, "17")
+	u, err := url.Parse(pgtest.CreateDB(t, inst))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("PGPASSWORD", inst.Password())
+	for _, k := range []string{"PGHOST", "PGPORT", "PGUSER", "PGDATABASE", "PGSERVICE"} {
+		t.Setenv(k, "") // restored after the test
+		os.Unsetenv(k)
+	}
+	pgtest.Connect(t, u.String()).Exec(context.Background(), "create table letters (a int); insert into letters values (42)")
+	out := filepath.Join(t.TempDir(), "app.sql")
+	db := strings.TrimPrefix(u.Path, "/")
+	r := run(t, "--quiet", "pg", "dump", "-h", u.Hostname(), "-p", u.Port(), "-U", u.User.Username(), "--no-owner", "-f", out, db)
+	if r.code != 0 {
+		t.Fatalf("pg dump -h %s: exit %d: %s", u.Hostname(), r.code, r.stderr)
+	}
+	if data, err := os.ReadFile(out); err != nil || !strings.Contains(string(data), "COPY public.letters (a) FROM stdin;\n42\n") {
+		t.Errorf("the dump of -h -p -U %s lacks the table: %v\n%.300s", db, err, data)
+	}
+	// -d names the database, as pg_dump's -d.
+	r = run(t, "--quiet", "pg", "dump", "-h", u.Hostname(), "-p", u.Port(), "-U", u.User.Username(), "-d", db, "-t", "letters", "--data-only")
+	if r.code != 0 || !strings.Contains(r.stdout, "42") {
+		t.Errorf("pg dump -d %s: exit %d\n%s%s", db, r.code, r.stdout, r.stderr)
+	}
+	// A host that does not answer: pg_dump's failure, not pglab's help.
+	r = run(t, "--quiet", "pg", "dump", "-h", "127.0.0.1", "-p", "1", "-f", filepath.Join(t.TempDir(), "never.sql"), db)
+	if r.code != 1 || strings.Contains(r.stdout, "Usage") || !strings.Contains(r.stderr, "127.0.0.1") {
+		t.Errorf("pg dump -h to a closed port: exit %d, want pg_dump's 1\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	for _, help := range []string{"-?", "--help"} {
+		r = run(t, "pg", "dump", help)
+		if r.code != 0 || !strings.Contains(r.stdout, "-h HOST") || !strings.Contains(r.stdout, "--client") {
+			t.Errorf("pg dump %s: exit %d\n%s%s", help, r.code, r.stdout, r.stderr)
+		}
+	}
 }

@@ -2,7 +2,7 @@ package cli_test
 
 // README's capture → replay recipe, followed as written: its commands are
 // read from README.md and run by a shell with the pglab binary on PATH,
-// against an instance of pglab pg start --version 17 on which the
+// against an instance of pglab pg start --versions 17 on which the
 // DVD-rental application runs (rental_test.go), with only what README
 // marks as placeholders (<…>) filled in, as README says to fill them for
 // such an instance. What its comments ask of the user (restart the server
@@ -131,7 +131,7 @@ func TestReadmeRecipe(t *testing.T) {
 	t.Setenv("XDG_STATE_HOME", pgtest.TempDir(t))
 	t.Setenv("XDG_DATA_HOME", t.TempDir())
 	r := &recipeRun{t: t, bin: pglabBinary(t), dir: t.TempDir()}
-	r.dsn = r.pglab("--quiet", "pg", "start", "--version", "17", "--name", "shop")
+	r.dsn = r.pglab("--quiet", "pg", "start", "--versions", "17", "--name", "shop")
 	t.Cleanup(func() {
 		exec.Command(r.bin, "--quiet", "pg", "stop", "--remove", "shop").Run()
 		if left := postgresProcessesUnder(os.Getenv("XDG_STATE_HOME")); len(left) > 0 {
@@ -152,9 +152,9 @@ func TestReadmeRecipe(t *testing.T) {
 		case strings.HasPrefix(line, "psql") && strings.Contains(line, "capture-on.sql"):
 			// "then restart the server once if logging_collector was off (an
 			// instance of pglab pg start: pglab pg stop NAME, then pglab pg
-			// start --name NAME --version N)"
+			// start --name NAME --versions N)"
 			r.pglab("--quiet", "pg", "stop", "shop")
-			r.dsn = r.pglab("--quiet", "pg", "start", "--name", "shop", "--version", "17")
+			r.dsn = r.pglab("--quiet", "pg", "start", "--name", "shop", "--versions", "17")
 		case strings.HasPrefix(line, "pglab pg dump"):
 			// "then let the application run for a while"
 			if inst, err = pgserver.OpenNamed("shop"); err != nil { // on its port since the restart

@@ -519,7 +519,7 @@ func TestReplayVersions(t *testing.T) {
 
 // TestReplayBadInput: a workload of another format version, a truncated
 // one, a file that is no workload, a missing parameter, a dump with a
-// meta-command pglab does not run: one line, exit 1, before anything is
+// meta-command pglab does not run: one line, exit 64, before anything is
 // written; a dump that fails halfway on the server: one line with its
 // file and line, exit 1, no dataset left in the cache, no measurement.
 func TestReplayBadInput(t *testing.T) {
@@ -556,7 +556,7 @@ func TestReplayBadInput(t *testing.T) {
 	}
 	for _, tc := range cases {
 		args := append([]string{"--quiet", "compare", "--versions", "17", "--studies", "replay", "--store", store}, tc.params...)
-		assertOneLineError(t, run(t, args...), tc.want)
+		assertUsageError(t, run(t, args...), tc.want)
 	}
 	if _, err := os.Stat(store); !os.IsNotExist(err) {
 		t.Errorf("bad input wrote the store %s (%v)", store, err)

@@ -3,8 +3,6 @@ package cli
 import (
 	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/pglab/pglab/lab"
@@ -21,8 +19,8 @@ func newReportCmd(env *Env) *cobra.Command {
 	var alpha float64
 	var verdict verdictFlags
 	cmd := &cobra.Command{
-		Use:   "report [RUN_ID ...] [--format md|html|json|csv|text] [--out FILE|DIR] [--store PATH]",
-		Short: "Render stored results as Markdown, HTML, JSON or CSV; two runs or more side by side",
+		Use:   "report [RUN_ID ...] [--format md|html|json|csv|text|junit|github] [--out FILE|DIR] [--store PATH]",
+		Short: "Render stored results as Markdown, HTML, JSON, CSV, JUnit XML or a GitHub job summary; two runs or more side by side",
 		Long: `Render a stored run again — by default the newest ("last") — from the results store,
 without touching any server. A run is named by its ID or an unambiguous prefix of it
 (see 'pglab runs'). Name two runs or more to compare them: their targets become the
@@ -31,7 +29,9 @@ front, e.g. "c3d4/pg17"), each compared with the first.
 
 Formats: md (Markdown, the default), html (one self-contained page with charts),
 json (every figure and comparison, for tools), csv (one row per measurement, for
-spreadsheets), text (the tables 'pglab study' prints).
+spreadsheets), text (the tables 'pglab study' prints), junit (JUnit XML: a test case
+per cell compared, a failure per called regression), github (a GitHub Actions job
+summary in Markdown, after an ::error or ::warning line per called regression).
 
 --out FILE writes one file, its format taken from --format or the file's extension;
 --out DIR (an existing directory, or a name ending in /) writes report.md,
@@ -62,26 +62,13 @@ report.html and report.json into it, or report.<ext> of the --format given.`,
 					return badInput("an empty run ID was given")
 				}
 			}
-			toDir := false
-			if out != "" {
-				if fi, err := os.Stat(out); err == nil && fi.IsDir() || strings.HasSuffix(out, "/") || strings.HasSuffix(out, string(os.PathSeparator)) {
-					toDir = true
-				} else if formats == nil {
-					f, ok := report.FormatOfFile(out)
-					if !ok {
-						return badInput("--out %s: cannot tell the format from the file name: name it .md, .html, .json, .csv or .txt, or give --format", out)
-					}
-					formats = []report.Format{f}
-				}
-				if !toDir {
-					if fi, err := os.Stat(filepath.Dir(out)); err != nil || !fi.IsDir() {
-						return badInput("--out %s: directory %s does not exist", out, filepath.Dir(out))
-					}
-				}
-			}
-			st, err := results.OpenReadOnly(env.Ctx, store)
+			dest, err := report.ParseOutput(out, formats)
 			if err != nil {
-				return badInput("%v", err)
+				return asUsage(err)
+			}
+			st, err := openStore(env, store)
+			if err != nil {
+				return err
 			}
 			defer st.Close()
 			d, err := runs.Load(env.Ctx, st, args...)
@@ -92,42 +79,21 @@ report.html and report.json into it, or report.<ext> of the --format given.`,
 				return err
 			}
 			d.Alpha, d.MinChange = alpha, spec.MinChange
-			if err := writeReport(env, d, out, toDir, formats); err != nil {
+			paths, err := dest.Write(env.Stdout, d, spec.FailOn == lab.FailOnRegression)
+			if len(paths) > 0 && err == nil {
+				fmt.Fprintf(env.Stdout, "wrote %s\n", strings.Join(paths, ", "))
+			}
+			if err != nil {
 				return err
 			}
-			return failOnRegressions(env, d, spec.FailOn)
+			return verdict.tell(env, d, spec.FailOn, !dest.Printed())
 		},
 	}
 	f := cmd.Flags()
 	verdict.register(f)
-	f.StringVar(&format, "format", "md", "output format: md, html, json, csv or text")
+	f.StringVar(&format, "format", "md", "output format: "+report.FormatNames())
 	f.StringVar(&out, "out", "", "write to this file, or into this directory (report.md, report.html, report.json)")
 	f.StringVar(&store, "store", "", "results store: an SQLite file path or a postgres:// DSN (default "+defaultStoreText()+")")
 	f.Float64Var(&alpha, "alpha", 0, "significance level of the comparisons (default: the run's, else 0.05)")
 	return cmd
-}
-
-// writeReport writes a report where 'pglab report' was told to: into a
-// directory, into a file, or to the terminal.
-func writeReport(env *Env, d *runs.Dataset, out string, toDir bool, formats []report.Format) error {
-	switch {
-	case toDir:
-		paths, err := report.WriteDir(out, d, formats...)
-		if err != nil {
-			return err
-		}
-		fmt.Fprintf(env.Stdout, "wrote %s\n", strings.Join(paths, ", "))
-	case out != "":
-		if err := report.WriteFile(out, d, formats[0]); err != nil {
-			return err
-		}
-		fmt.Fprintf(env.Stdout, "wrote %s\n", out)
-	default:
-		f := report.Markdown
-		if formats != nil {
-			f = formats[0]
-		}
-		return report.Write(env.Stdout, d, f)
-	}
-	return nil
 }

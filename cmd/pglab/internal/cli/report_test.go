@@ -232,7 +232,7 @@ func TestReportBadInput(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(strings.Join(c.args, " "), func(t *testing.T) {
-			assertOneLineError(t, run(t, c.args...), c.want)
+			assertUsageError(t, run(t, c.args...), c.want)
 		})
 	}
 	if _, err := os.Stat(out); err == nil {
@@ -314,8 +314,8 @@ func TestReportFailOnRegression(t *testing.T) {
 	}
 	for _, bad := range [][]string{{"--fail-on", "slower"}, {"--min-change", "abc"}, {"--min-change", "-1"}} {
 		r = run(t, append([]string{"report", runA, "--store", store}, bad...)...)
-		if r.code != 1 || strings.Count(strings.TrimSpace(r.stderr), "\n") != 0 {
-			t.Errorf("%v: exit %d, want 1 with one line:\n%s", bad, r.code, r.stderr)
+		if r.code != 64 || strings.Count(strings.TrimSpace(r.stderr), "\n") != 0 {
+			t.Errorf("%v: exit %d, want 64 with one line:\n%s", bad, r.code, r.stderr)
 		}
 	}
 }

@@ -54,9 +54,9 @@ func register(order int, build func(*Env) *cobra.Command) {
 }
 
 // Main runs pglab with args and returns the process exit code (see the
-// table in errors.go): 0 on success, 1 for bad input and ordinary
-// failures, 2 for an aborted load, 70 for a bug, and 130/143 when
-// interrupted by SIGINT/SIGTERM.
+// table in errors.go): 0 on success, 1 for a failed run, 2 for an aborted
+// load, 3 for a regression under --fail-on, 64 for a refused command
+// line, 70 for a bug, and 130/143 when interrupted by SIGINT/SIGTERM.
 func Main(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
 	defer func() {
 		if r := recover(); r != nil {
@@ -148,15 +148,16 @@ report that says which differences are real.`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		Version:       buildinfo.String(),
+		RunE:          func(cmd *cobra.Command, args []string) error { return cmd.Help() },
+		PersistentPreRun: func(cmd *cobra.Command, args []string) {
+			noteDeprecated(env.Stderr, cmd)
+		},
 	}
 	root.SetIn(env.Stdin)
 	root.SetOut(env.Stdout)
 	root.SetErr(env.Stderr)
 	root.SetVersionTemplate("pglab {{.Version}}\n")
-	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
-		return usageError(c, err)
-	})
-	root.CompletionOptions.DisableDefaultCmd = true
+	root.Args = unknownCommand
 	root.PersistentFlags().StringVar(&env.PgBin, "pg-bin", "", "directory of PostgreSQL server binaries, searched first")
 	root.PersistentFlags().BoolVar(&env.Quiet, "quiet", false, "no progress lines on stderr")
 
@@ -177,21 +178,39 @@ report that says which differences are real.`,
 	})
 	cobra.EnableCommandSorting = false
 	for _, c := range cmds {
-		setFlagErrors(c)
 		root.AddCommand(c)
 	}
+	root.InitDefaultCompletionCmd()
+	setCompletions(root)
+	setFlagErrors(root)
 	return root
 }
 
-// setFlagErrors makes every flag-parsing error of c and its children a usage
-// error (one line, exit 1).
+// setFlagErrors makes every error of c and its children about their flags
+// and arguments a usage error (one line, exit 64).
 func setFlagErrors(c *cobra.Command) {
-	c.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return usageError(c, err) })
+	c.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return commandUsage(c, err) })
+	if check := c.Args; check != nil {
+		c.Args = func(cmd *cobra.Command, args []string) error { return asUsage(check(cmd, args)) }
+	}
 	for _, sub := range c.Commands() {
 		setFlagErrors(sub)
 	}
 }
 
-func usageError(c *cobra.Command, err error) error {
-	return fmt.Errorf("%w (see '%s --help')", err, c.CommandPath())
+// commandUsage is a usage error of command c that says where its help is.
+func commandUsage(c *cobra.Command, err error) error {
+	return &usageError{fmt.Errorf("%w (see '%s --help')", err, c.CommandPath())}
+}
+
+// unknownCommand refuses the words after pglab that name no command.
+func unknownCommand(c *cobra.Command, args []string) error {
+	if len(args) == 0 {
+		return nil
+	}
+	msg := fmt.Sprintf("unknown command %q for %q", args[0], c.CommandPath())
+	if s := c.SuggestionsFor(args[0]); len(s) > 0 {
+		msg += "; did you mean " + strings.Join(s, " or ") + "?"
+	}
+	return commandUsage(c, errors.New(msg))
 }

@@ -1,13 +1,10 @@
 package cli
 
 import (
-	"encoding/json"
 	"fmt"
 	"strings"
 	"text/tabwriter"
-	"time"
 
-	"github.com/pglab/pglab/internal/units"
 	"github.com/pglab/pglab/results"
 	"github.com/spf13/cobra"
 )
@@ -35,9 +32,9 @@ to 'pglab report' to render a run again, or two to compare them.`,
 			if limit < 0 {
 				return badInput("--limit must be 0 (all) or more: got %d", limit)
 			}
-			st, err := results.OpenReadOnly(env.Ctx, store)
+			st, err := openStore(env, store)
 			if err != nil {
-				return badInput("%v", err)
+				return err
 			}
 			defer st.Close()
 			runs, err := st.Runs(env.Ctx, results.RunFilter{Limit: limit})
@@ -59,12 +56,12 @@ to 'pglab report' to render a run again, or two to compare them.`,
 				for i, t := range targets {
 					names[i] = t.Name
 				}
-				studies, err := runStudies(env, st, r)
+				studies, err := st.RunStudies(env.Ctx, r)
 				if err != nil {
 					return err
 				}
 				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", r.ID, r.Kind, r.Status,
-					r.StartedAt.UTC().Format("2006-01-02 15:04 UTC"), runDuration(r),
+					r.StartedAt.UTC().Format("2006-01-02 15:04 UTC"), r.Took(),
 					orNone(strings.Join(names, ",")), orNone(strings.Join(studies, ",")))
 			}
 			return tw.Flush()
@@ -74,52 +71,6 @@ to 'pglab report' to render a run again, or two to compare them.`,
 	f.IntVar(&limit, "limit", 20, "show at most this many runs (0: all)")
 	f.StringVar(&store, "store", "", "results store: an SQLite file path or a postgres:// DSN (default "+defaultStoreText()+")")
 	return cmd
-}
-
-// runStudies names the studies of a run: those that stored a description,
-// else those its manifest names.
-func runStudies(env *Env, st *results.Store, r results.RunRecord) ([]string, error) {
-	as, err := st.Artefacts(env.Ctx, r.ID, results.ArtefactFilter{Name: "study-info", SkipData: true})
-	if err != nil {
-		return nil, err
-	}
-	var out []string
-	seen := map[string]bool{}
-	for _, a := range as {
-		if a.Study != "" && !seen[a.Study] {
-			seen[a.Study] = true
-			out = append(out, a.Study)
-		}
-	}
-	if len(out) > 0 {
-		return out, nil
-	}
-	var extra struct {
-		Study   string   `json:"study"`
-		Studies []string `json:"studies"`
-	}
-	if json.Unmarshal(r.Extra, &extra) == nil {
-		if extra.Study != "" {
-			out = append(out, extra.Study)
-		}
-		out = append(out, extra.Studies...)
-	}
-	return out, nil
-}
-
-// runDuration is how long a run took, or what it is still doing.
-func runDuration(r results.RunRecord) string {
-	if r.FinishedAt.IsZero() {
-		if r.Status == results.StatusRunning {
-			return "running"
-		}
-		return "-"
-	}
-	d := r.FinishedAt.Sub(r.StartedAt)
-	if d < time.Second {
-		return "<1 s"
-	}
-	return units.Elapsed(d)
 }
 
 func orNone(s string) string {

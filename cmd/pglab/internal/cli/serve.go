@@ -9,7 +9,6 @@ import (
 
 	"github.com/pglab/pglab/cmd/pglab/internal/serve"
 	"github.com/pglab/pglab/internal/buildinfo"
-	"github.com/pglab/pglab/results"
 	"github.com/spf13/cobra"
 )
 
@@ -57,11 +56,11 @@ that name it (Host: localhost, 127.0.0.1 or ::1). Any other address needs --toke
 			}
 			host, loopback, err := serve.CheckAddr(addr, token)
 			if err != nil {
-				return err
+				return asUsage(err)
 			}
-			st, err := results.OpenReadOnly(env.Ctx, store)
+			st, err := openStore(env, store)
 			if err != nil {
-				return badInput("%v", err)
+				return err
 			}
 			defer st.Close()
 			opts := serve.Options{Store: st, Token: token, Version: buildinfo.String(), Log: log.New(env.Stderr, "", log.LstdFlags)}
@@ -74,7 +73,7 @@ that name it (Host: localhost, 127.0.0.1 or ::1). Any other address needs --toke
 			}
 			ln, err := net.Listen("tcp", addr)
 			if err != nil {
-				return badInput("listen on %s: %v", addr, err)
+				return fmt.Errorf("listen on %s: %w", addr, err)
 			}
 			u := serve.URL(ln.Addr(), host, loopback)
 			if token != "" {

@@ -17,11 +17,12 @@ import (
 	"time"
 )
 
-// TestServeBadInput: every refusal of pglab serve is one line and exit 1;
-// an address beyond loopback without a token is one of them.
+// TestServeBadInput: every refusal of pglab serve is one line and exit 64;
+// an address beyond loopback without a token is one of them. A taken port
+// is a failure (exit 1).
 func TestServeBadInput(t *testing.T) {
 	store := filepath.Join(t.TempDir(), "r.db")
-	if r := run(t, "--quiet", "runs", "--store", store); r.code != 1 {
+	if r := run(t, "--quiet", "runs", "--store", store); r.code != 64 {
 		t.Fatalf("runs on a missing store: exit %d", r.code)
 	}
 	busy, err := net.Listen("tcp", "127.0.0.1:0")
@@ -46,7 +47,7 @@ func TestServeBadInput(t *testing.T) {
 		if !strings.Contains(strings.Join(c.args, " "), "--store") {
 			args = append(args, "--store", store)
 		}
-		assertOneLineError(t, run(t, args...), c.want)
+		assertUsageError(t, run(t, args...), c.want)
 	}
 	// A taken port: one line too (a store must exist to get that far).
 	ok := filepath.Join(t.TempDir(), "ok.db")

@@ -20,11 +20,11 @@ func init() { register(20, newStudyCmd) }
 
 func newStudyCmd(env *Env) *cobra.Command {
 	var tf lab.Args
-	var reps repsFlags
+	var verdict verdictFlags
 	var quick, asJSON, details bool
 	var params []string
 	cmd := &cobra.Command{
-		Use:   "study NAME (--versions 16,17 | --target NAME=DSN ...) [--reps auto|N] [--quick] [--param k=v ...] [--set k=v ...] [--json]",
+		Use:   "study NAME (--versions 16,17 | --target NAME=DSN ...) [--reps auto|N] [--quick] [--param k=v ...] [--set k=v ...] [--json] [--fail-on regression] [--junit FILE]",
 		Short: "Run one study on one or more servers and store the results",
 		Long: `Run one study — an experiment of the seed articles — on every target with the same
 steps, repeated and interleaved across targets, reading the server's own counters,
@@ -53,24 +53,32 @@ Studies:
 			if err := tf.Fill(spec); err != nil {
 				return err
 			}
-			if err := reps.fill(spec); err != nil {
+			if err := verdict.fill(spec); err != nil {
 				return err
 			}
 			res, err := env.runLab(spec, results.KindStudy)
 			if res == nil || len(res.Outcomes) == 0 || !res.Finished && res.Measured() == 0 {
 				return err
 			}
+			ds := resultDataset(res)
+			ds.MinChange = spec.MinChange
+			var werr error
 			if asJSON {
 				runErr := err
 				if res.Finished {
 					runErr = nil // closing failed, not the study
 				}
-				if werr := writeStudyJSON(env.Stdout, res, runErr); werr != nil {
-					return werr
-				}
-				return err
+				werr = writeStudyJSON(env.Stdout, ds, res, runErr)
+			} else {
+				werr = writeStudyText(env.Stdout, ds, res, storeLocation(spec.Store), details)
 			}
-			if werr := writeStudyText(env.Stdout, res, storeLocation(spec.Store), details); werr != nil {
+			if werr == nil {
+				ds.Run.ID = res.RunID
+				if terr := verdict.tell(env, ds, spec.FailOn, true); err == nil {
+					werr = terr // a failed run's exit code is its failure's
+				}
+			}
+			if werr != nil {
 				return werr
 			}
 			return err
@@ -78,7 +86,9 @@ Studies:
 	}
 	f := cmd.Flags()
 	registerTargetFlags(f, &tf)
-	reps.register(f)
+	registerConnFlags(cmd, &tf.Conn)
+	registerRepsFlags(f, &tf)
+	verdict.register(f)
 	f.BoolVar(&quick, "quick", false, "the study's quick parameter values: a short run")
 	f.StringArrayVar(&params, "param", nil, "study parameter name=value (repeatable; see 'pglab study list')")
 	f.BoolVar(&asJSON, "json", false, "print one JSON document with every measurement instead of tables")
@@ -136,7 +146,7 @@ func writeTargetsLine(w io.Writer, targets []results.Target) {
 
 // writeStudyText prints a study's outcome: what ran where, the set-up
 // notes, then each case's primary metrics (every metric with details).
-func writeStudyText(w io.Writer, res *lab.Result, store string, details bool) error {
+func writeStudyText(w io.Writer, ds *runs.Dataset, res *lab.Result, store string, details bool) error {
 	out := res.Outcomes[0]
 	info := out.Info
 	fmt.Fprintf(w, "%s — %s (%s)\n%d repetition(s); run %s stored in %s\n", info.Name, info.Title, info.Source, out.Reps, res.RunID, store)
@@ -144,14 +154,15 @@ func writeStudyText(w io.Writer, res *lab.Result, store string, details bool) er
 	for _, n := range res.Notes {
 		fmt.Fprintf(w, "  note: %s\n", n)
 	}
-	return report.WriteTextOpts(w, resultDataset(res), view.Options{Brief: !details})
+	return report.WriteTextOpts(w, ds, view.Options{Brief: !details})
 }
 
-// writeStudyJSON prints the study's outcome as one JSON document
+// writeStudyJSON prints the study's outcome, ds, as one JSON document
 // (report.WriteStudyJSON), the set-up notes first; runErr is the study's
 // error, if it failed.
-func writeStudyJSON(w io.Writer, res *lab.Result, runErr error) error {
-	ds := resultDataset(res)
+func writeStudyJSON(w io.Writer, ds *runs.Dataset, res *lab.Result, runErr error) error {
+	d := *ds
+	ds = &d
 	ds.Run = results.RunRecord{RunInfo: results.RunInfo{ID: res.RunID}, Status: results.StatusDone}
 	if runErr != nil {
 		ds.Run.Status, ds.Run.Error = results.StatusFailed, redact.Text(runErr.Error())

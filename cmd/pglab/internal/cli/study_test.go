@@ -23,31 +23,31 @@ func TestStudyBadInput(t *testing.T) {
 	store := filepath.Join(t.TempDir(), "r.db")
 	cases := []struct {
 		args []string
+		code int
 		want string
 	}{
-		{[]string{"study"}, "name one study"},
-		{[]string{"study", "nosuch", "--versions", "17"}, `unknown study "nosuch"`},
-		{[]string{"study", "commit"}, "name the servers"},
-		{[]string{"study", "commit", "--versions", "12"}, "PostgreSQL 12 is not supported"},
-		{[]string{"study", "commit", "--versions", "17", "--param", "nosuch=1"}, `study commit has no parameter "nosuch"`},
-		{[]string{"study", "commit", "--versions", "17", "--param", "rows=abc"}, "--param rows=abc: want an integer"},
-		{[]string{"study", "commit", "--versions", "17", "--param", "rows=0"}, "must be at least 1"},
-		{[]string{"study", "commit", "--versions", "17", "--param", "protocols=carrier-pigeon"}, `"carrier-pigeon": want one of simple, extended, prepared, pipeline`},
-		{[]string{"study", "commit", "--versions", "17", "--param", "noequals"}, `invalid --param "noequals"`},
-		{[]string{"study", "commit", "--versions", "17", "--set", "nope"}, `invalid setting "nope"`},
-		{[]string{"study", "commit", "--versions", "17", "--checksums", "sometimes"}, "--checksums must be on or off"},
-		{[]string{"study", "commit", "--versions", "17,17"}, `target name "pg17" is given twice`},
-		{[]string{"study", "commit", "--target", "a=postgres://u:sekret@127.0.0.1:1/db"}, "target a: connect"},
-		{[]string{"study", "commit", "--target", "a="}, "empty DSN"},
-		{[]string{"study", "commit", "--target", "nosuchinstance"}, `no such instance "nosuchinstance"`},
-		{[]string{"study", "commit", "--versions", "17", "--reps", "-1"}, "--reps: want auto or a whole number of at least 1"},
-		{[]string{"study", "commit", "--versions", "17", "--set", "no_such_param=1"}, `unrecognized configuration parameter "no_such_param"`},
+		{[]string{"study"}, 64, "name one study"},
+		{[]string{"study", "nosuch", "--versions", "17"}, 64, `unknown study "nosuch"`},
+		{[]string{"study", "commit"}, 64, "name the servers"},
+		{[]string{"study", "commit", "--versions", "12"}, 64, "PostgreSQL 12 is not supported"},
+		{[]string{"study", "commit", "--versions", "17", "--param", "nosuch=1"}, 64, `study commit has no parameter "nosuch"`},
+		{[]string{"study", "commit", "--versions", "17", "--param", "rows=abc"}, 64, "--param rows=abc: want an integer"},
+		{[]string{"study", "commit", "--versions", "17", "--param", "rows=0"}, 64, "must be at least 1"},
+		{[]string{"study", "commit", "--versions", "17", "--param", "protocols=carrier-pigeon"}, 64, `"carrier-pigeon": want one of simple, extended, prepared, pipeline`},
+		{[]string{"study", "commit", "--versions", "17", "--param", "noequals"}, 64, `invalid --param "noequals"`},
+		{[]string{"study", "commit", "--versions", "17", "--set", "nope"}, 64, `invalid setting "nope"`},
+		{[]string{"study", "commit", "--versions", "17", "--checksums", "sometimes"}, 64, "--checksums must be on or off"},
+		{[]string{"study", "commit", "--versions", "17,17"}, 64, `target name "pg17" is given twice`},
+		{[]string{"study", "commit", "--target", "a=postgres://u:sekret@127.0.0.1:1/db"}, 1, "target a: connect"},
+		{[]string{"study", "commit", "--target", "nosuchinstance"}, 64, `no such instance "nosuchinstance"`},
+		{[]string{"study", "commit", "--versions", "17", "--reps", "-1"}, 64, "--reps: want auto or a whole number of at least 1"},
+		{[]string{"study", "commit", "--versions", "17", "--set", "no_such_param=1"}, 64, `unrecognized configuration parameter "no_such_param"`},
 	}
 	t.Setenv("XDG_STATE_HOME", pgtest.TempDir(t))
 	for _, c := range cases {
 		t.Run(strings.Join(c.args, " "), func(t *testing.T) {
 			r := run(t, append([]string{"--quiet", "--no-install"}[:1], append(c.args, "--store", store)...)...)
-			assertOneLineError(t, r, c.want)
+			assertExit(t, r, c.code, c.want)
 			if strings.Contains(r.stderr, "sekret") {
 				t.Errorf("password printed: %s", r.stderr)
 			}
@@ -171,7 +171,7 @@ func TestSignalStudyRestoresSettings(t *testing.T) {
 	state := pgtest.TempDir(t)
 	t.Setenv("XDG_STATE_HOME", state)
 	tmp := pgtest.TempDir(t)
-	r := run(t, "--quiet", "pg", "start", "--version", pgtest.DefaultVersion(), "--name", "intr")
+	r := run(t, "--quiet", "pg", "start", "--versions", pgtest.DefaultVersion(), "--name", "intr")
 	if r.code != 0 {
 		t.Fatalf("pg start: %s", r.stderr)
 	}
@@ -275,7 +275,7 @@ func waitForMeasurements(t *testing.T, store string, n int, limit time.Duration)
 // recorded.
 func TestStudyVacuumMatchesPsql(t *testing.T) {
 	t.Setenv("XDG_STATE_HOME", pgtest.TempDir(t))
-	r := run(t, "--quiet", "pg", "start", "--version", "17", "--name", "vac",
+	r := run(t, "--quiet", "pg", "start", "--versions", "17", "--name", "vac",
 		"--set", "shared_buffers=256MB", "--set", "maintenance_work_mem=512MB", "--set", "max_wal_size=1GB",
 		"--set", "checkpoint_timeout=30min", "--set", "autovacuum=off", "--set", "log_checkpoints=on")
 	if r.code != 0 {

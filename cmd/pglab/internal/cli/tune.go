@@ -3,10 +3,8 @@ package cli
 import (
 	"errors"
 	"fmt"
-	"os"
-	"strconv"
-	"strings"
 
+	"github.com/pglab/pglab/pgserver"
 	"github.com/pglab/pglab/redact"
 	"github.com/pglab/pglab/tune"
 	"github.com/pglab/pglab/tune/detect"
@@ -17,25 +15,18 @@ func init() { register(60, newTuneCmd) }
 
 // tuneOptions are the flags of pglab tune, as typed.
 type tuneOptions struct {
-	version     string
-	os          string
-	workload    string
-	memory      string
-	cpus        string
-	connections string
-	storage     string
-	dbSize      string
-	format      string
-	dataDir     string
-	target      string
-	diff        bool
-	apply       bool
-	revert      bool
-	yes         bool
+	tune.Flags
+	format string
+	target string
+	conn   pgserver.ConnParts
+	diff   bool
+	apply  bool
+	revert bool
+	yes    bool
 }
 
 // inputFlags are the flags that give PGTune's inputs.
-var inputFlags = []string{"pg-version", "os", "type", "memory", "cpus", "connections", "storage", "db-size", "data-dir"}
+var inputFlags = []string{"versions", "os", "type", "memory", "cpus", "connections", "storage", "db-size", "data-dir"}
 
 func newTuneCmd(env *Env) *cobra.Command {
 	var o tuneOptions
@@ -54,7 +45,8 @@ which were. Connections not given take PGTune's default for the type (web 200,
 oltp 300, dw 40, desktop 20, mixed 100).
 
 With --target (the name of an instance from 'pglab pg start', or a DSN: postgres://…
-or key=value, PG* environment variables and ~/.pgpass apply), the version and
+or key=value, PG* environment variables and ~/.pgpass apply; psql's -h, -p, -U and -d
+override its parts, or alone connect as psql would), the version and
 max_connections not given are read from the server, and, when the server runs on
 this machine (a managed instance, or host localhost, 127.0.0.1, ::1 or a socket
 directory), memory, CPUs and the storage of its data directory are measured here.
@@ -79,7 +71,7 @@ in the server itself, as the custom parameter pglab.tune_applied in its
 postgresql.auto.conf. ALTER SYSTEM needs a superuser (or, on 15+, ALTER SYSTEM
 privileges on the parameters, pg_reload_conf and pg_read_all_settings); with
 allow_alter_system = off (17+) --apply and --revert refuse.`,
-		Example: `  pglab tune --pg-version 11 --type web --memory 1GB --cpus 1 --connections 100 --storage ssd
+		Example: `  pglab tune --versions 11 --type web --memory 1GB --cpus 1 --connections 100 --storage ssd
   pglab tune --type oltp --format alter
   pglab tune --memory 64GB --cpus 16 --type dw --storage nvme --db-size greater_ram --format json
   pglab tune --target pg17 --diff
@@ -92,21 +84,23 @@ allow_alter_system = off (17+) --apply and --revert refuse.`,
 		},
 	}
 	fl := cmd.Flags()
-	fl.StringVar(&o.version, "pg-version", "", fmt.Sprintf("PostgreSQL major `version`, %d to %d (default: the --target's, else %d)", tune.MinVersion, tune.MaxVersion, tune.DefaultVersion))
-	fl.StringVar(&o.os, "os", string(tune.OSLinux), "operating `system`: linux, windows or mac")
-	fl.StringVar(&o.workload, "type", string(tune.WorkloadWeb), "`workload`: web, oltp, dw (data warehouse), desktop or mixed")
-	fl.StringVar(&o.memory, "memory", "", "total `memory`, a whole number of MB, GB or TB, e.g. 4GB (default: this machine's)")
-	fl.StringVar(&o.cpus, "cpus", "", "`number` of CPUs (default: this machine's)")
-	fl.StringVar(&o.connections, "connections", "", "max_connections, `number` from 20 (default: the --target's, else PGTune's default for the type)")
-	fl.StringVar(&o.storage, "storage", "", "`kind` of data storage: ssd, hdd, san or nvme (default: detected from the disk of --data-dir)")
-	fl.StringVar(&o.dbSize, "db-size", string(tune.DBSizeUpTo3xRAM), "database `size` relative to RAM: less_ram, mid_ram (1x-3x RAM) or greater_ram (over 3x RAM)")
+	fl.StringVar(&o.Version, "versions", "", fmt.Sprintf("PostgreSQL major `version`, %d to %d (default: the --target's, else %d)", tune.MinVersion, tune.MaxVersion, tune.DefaultVersion))
+	fl.StringVar(&o.OS, "os", string(tune.OSLinux), "operating `system`: linux, windows or mac")
+	fl.StringVar(&o.Workload, "type", string(tune.WorkloadWeb), "`workload`: web, oltp, dw (data warehouse), desktop or mixed")
+	fl.StringVar(&o.Memory, "memory", "", "total `memory`, a whole number of MB, GB or TB, e.g. 4GB (default: this machine's)")
+	fl.StringVar(&o.CPUs, "cpus", "", "`number` of CPUs (default: this machine's)")
+	fl.StringVar(&o.Connections, "connections", "", "max_connections, `number` from 20 (default: the --target's, else PGTune's default for the type)")
+	fl.StringVar(&o.Storage, "storage", "", "`kind` of data storage: ssd, hdd, san or nvme (default: detected from the disk of --data-dir)")
+	fl.StringVar(&o.DBSize, "db-size", string(tune.DBSizeUpTo3xRAM), "database `size` relative to RAM: less_ram, mid_ram (1x-3x RAM) or greater_ram (over 3x RAM)")
 	fl.StringVar(&o.format, "format", string(tune.FormatConf), "output `format`: conf, alter or json")
-	fl.StringVar(&o.dataDir, "data-dir", "", "`directory` whose disk decides --storage when it is not given (default: the --target's data directory, else $PGDATA, else the current directory)")
+	fl.StringVar(&o.DataDir, "data-dir", "", "`directory` whose disk decides --storage when it is not given (default: the --target's data directory, else $PGDATA, else the current directory)")
 	fl.StringVar(&o.target, "target", "", "`server` to read inputs from and to compare, apply or revert on: an instance NAME from 'pglab pg start' or a DSN")
 	fl.BoolVar(&o.diff, "diff", false, "show the --target's values next to the recommended ones")
 	fl.BoolVar(&o.apply, "apply", false, "apply the recommendations to the --target with ALTER SYSTEM, reload or restart, verify")
 	fl.BoolVar(&o.revert, "revert", false, "undo what --apply changed on the --target")
 	fl.BoolVar(&o.yes, "yes", false, "allow --apply and --revert on a server pglab does not manage")
+	alias(fl, "pg-version", "versions")
+	registerConnFlags(cmd, &o.conn)
 	return cmd
 }
 
@@ -115,10 +109,11 @@ func runTune(env *Env, cmd *cobra.Command, o tuneOptions) error {
 	if err != nil {
 		return flagError(err)
 	}
-	given := cmd.Flags().Changed
+	given := func(name string) bool { return flagGiven(cmd.Flags(), name) }
 	live := o.diff || o.apply || o.revert
+	hasTarget := given("target") || !o.conn.Empty()
 	switch {
-	case live && !given("target"):
+	case live && !hasTarget:
 		return badInput("--%s needs --target: the name of an instance from 'pglab pg start' or a DSN", liveFlag(o))
 	case o.revert && (o.apply || o.diff):
 		return badInput("--revert cannot be combined with --apply or --diff")
@@ -135,8 +130,8 @@ func runTune(env *Env, cmd *cobra.Command, o tuneOptions) error {
 		}
 	}
 	var tt *tuneTarget
-	if given("target") {
-		srv, err := openTuneTarget(o.target)
+	if hasTarget {
+		srv, err := openTuneTarget(o.target, o.conn)
 		if err != nil {
 			return err
 		}
@@ -158,8 +153,8 @@ func runTune(env *Env, cmd *cobra.Command, o tuneOptions) error {
 		return err
 	}
 	if live {
-		if major := tt.facts.VersionNum / 10000; given("pg-version") && in.Version != major {
-			return badInput("--pg-version %d: %s runs PostgreSQL %d; leave --pg-version out with --%s", in.Version, tt.srv.Label, major, liveFlag(o))
+		if major := tt.facts.VersionNum / 10000; given("versions") && in.Version != major {
+			return badInput("--versions %d: %s runs PostgreSQL %d; leave --versions out with --%s", in.Version, tt.srv.Label, major, liveFlag(o))
 		}
 	}
 	rec, err := tune.Recommend(in)
@@ -191,9 +186,9 @@ func liveFlag(o tuneOptions) string {
 // warnings about inputs left at PGTune's defaults, and checks them against
 // PGTune's limits.
 func (o tuneOptions) inputs(env *Env, cmd *cobra.Command, tt *tuneTarget) (tune.Inputs, []tune.Detection, error) {
-	given, err := o.given(cmd.Flags().Changed)
+	given, err := tune.ParseGiven(o.Flags, func(name string) bool { return flagGiven(cmd.Flags(), name) })
 	if err != nil {
-		return tune.Inputs{}, nil, err
+		return tune.Inputs{}, nil, flagError(err)
 	}
 	var server *tune.Server
 	if tt != nil {
@@ -208,71 +203,6 @@ func (o tuneOptions) inputs(env *Env, cmd *cobra.Command, tt *tuneTarget) (tune.
 		fmt.Fprintf(env.Stderr, "pglab: tune: %s\n", w)
 	}
 	return r.Inputs, r.Detected, nil
-}
-
-// given parses the input flags that were given.
-func (o tuneOptions) given(changed func(string) bool) (tune.Given, error) {
-	var g tune.Given
-	var err error
-	in := &g.Inputs
-	if changed("pg-version") {
-		if in.Version, err = tune.ParseVersion(o.version); err != nil {
-			return g, flagError(err)
-		}
-	}
-	if in.OS, err = tune.ParseOS(o.os); err != nil {
-		return g, flagError(err)
-	}
-	if in.Workload, err = tune.ParseWorkload(o.workload); err != nil {
-		return g, flagError(err)
-	}
-	if in.DBSize, err = tune.ParseDBSize(o.dbSize); err != nil {
-		return g, flagError(err)
-	}
-	if changed("connections") {
-		if in.Connections, err = count(o.connections, "connections", tune.MinConnections); err != nil {
-			return g, err
-		}
-	}
-	if o.dataDir != "" {
-		if st, err := os.Stat(o.dataDir); err != nil || !st.IsDir() {
-			return g, badInput("--data-dir %s: not a directory", o.dataDir)
-		}
-	}
-	if changed("memory") {
-		if in.Memory, err = tune.ParseMemory(o.memory); err != nil {
-			return g, flagError(err)
-		}
-	}
-	if changed("cpus") {
-		if in.CPUs, err = count(o.cpus, "cpus", 1); err != nil {
-			return g, err
-		}
-	}
-	if changed("storage") {
-		if in.Storage, err = tune.ParseStorage(o.storage); err != nil {
-			return g, flagError(err)
-		}
-	}
-	g.DataDir, g.DefaultDataDir = o.dataDir, os.Getenv("PGDATA")
-	if g.DefaultDataDir == "" {
-		g.DefaultDataDir = "."
-	}
-	return g, nil
-}
-
-// count parses a whole number given to --name that must be at least least.
-func count(s, name string, least int) (int, error) {
-	n, err := strconv.Atoi(strings.TrimSpace(s))
-	switch {
-	case err != nil:
-		return 0, flagError(&tune.InputError{Input: name, Value: s, Reason: fmt.Sprintf("want a whole number from %d to %d", least, tune.MaxNumericValue)})
-	case n < least && least == 1:
-		return 0, flagError(&tune.InputError{Input: name, Value: s, Reason: "must be greater than zero"})
-	case n < least:
-		return 0, flagError(&tune.InputError{Input: name, Value: s, Reason: fmt.Sprintf("must be from %d to %d (PGTune's limits)", least, tune.MaxNumericValue)})
-	}
-	return n, nil
 }
 
 // flagError turns an input error into a one-line bad-input error naming the

@@ -16,9 +16,11 @@ type tuneTarget struct {
 }
 
 // openTuneTarget resolves --target: the name of a running managed
-// instance, NAME=DSN (a DSN labelled NAME), or a DSN.
-func openTuneTarget(target string) (*apply.Server, error) {
-	t, err := pgserver.OpenTarget(target)
+// instance, NAME=DSN (a DSN labelled NAME), or a DSN, with the parts of
+// -h, -p, -U and -d put in place of its own (with no --target, of the
+// PG* variables').
+func openTuneTarget(target string, conn pgserver.ConnParts) (*apply.Server, error) {
+	t, err := connTarget(target, conn)
 	if err != nil {
 		return nil, err
 	}

@@ -31,7 +31,7 @@ func startNamed(t *testing.T, name, version string, sets ...string) string {
 	}
 	t.Setenv("XDG_STATE_HOME", pgtest.TempDir(t))
 	pgtest.Binaries(t, version)
-	args := []string{"--quiet", "pg", "start", "--version", version, "--name", name}
+	args := []string{"--quiet", "pg", "start", "--versions", version, "--name", name}
 	for _, s := range sets {
 		args = append(args, "--set", s)
 	}
@@ -197,8 +197,8 @@ func TestTuneTargetDiff(t *testing.T) {
 	if major == 16 {
 		other = "17"
 	}
-	r = run(t, append([]string{"tune", "--target", "tdiff", "--diff", "--pg-version", other}, tuneInputs...)...)
-	assertOneLineError(t, r, fmt.Sprintf("--pg-version %s: tdiff runs PostgreSQL %d; leave --pg-version out with --diff", other, major))
+	r = run(t, append([]string{"tune", "--target", "tdiff", "--diff", "--versions", other}, tuneInputs...)...)
+	assertUsageError(t, r, fmt.Sprintf("--versions %s: tdiff runs PostgreSQL %d; leave --versions out with --diff", other, major))
 }
 
 // TestTuneApplyRevertManaged is the round trip on a managed instance:
@@ -285,7 +285,7 @@ func TestTuneApplyRevertManaged(t *testing.T) {
 		t.Fatalf("pg stop: %s", r.stderr)
 	}
 	assertOneLineError(t, run(t, append([]string{"tune", "--target", "tapply", "--diff"}, tuneInputs...)...),
-		fmt.Sprintf("--target tapply: the instance is not running (start it with 'pglab pg start --name tapply --version %d')", expected(t).Inputs.Version))
+		fmt.Sprintf("--target tapply: the instance is not running (start it with 'pglab pg start --name tapply --versions %d')", expected(t).Inputs.Version))
 }
 
 // TestTuneApplyDSN: a server pglab does not manage needs --yes; restart
@@ -296,7 +296,7 @@ func TestTuneApplyDSN(t *testing.T) {
 	dsn := inst.DSN()
 	args := append([]string{"tune", "--target", dsn, "--apply"}, tuneInputs...)
 	r := run(t, args...)
-	assertOneLineError(t, r, "--apply on postgres@127.0.0.1:")
+	assertUsageError(t, r, "--apply on postgres@127.0.0.1:")
 	if !strings.Contains(r.stderr, ", a server pglab does not manage, changes its configuration: add --yes to go ahead") {
 		t.Errorf("refusal: %s", r.stderr)
 	}
@@ -329,7 +329,7 @@ func TestTuneApplyDSN(t *testing.T) {
 		t.Errorf("diff after apply:\n%s", d.stdout)
 	}
 
-	assertOneLineError(t, run(t, "tune", "--target", dsn, "--revert"), "add --yes to go ahead")
+	assertUsageError(t, run(t, "tune", "--target", dsn, "--revert"), "add --yes to go ahead")
 	rv := run(t, "tune", "--target", dsn, "--revert", "--yes", "--format", "json")
 	if rv.code != 0 {
 		t.Fatalf("revert: exit %d: %s", rv.code, rv.stderr)
@@ -373,37 +373,39 @@ func TestTuneAlterSystemOff(t *testing.T) {
 }
 
 // TestTuneLiveBadInput: flag mistakes and unusable targets give one line,
-// exit 1, before any server is touched.
+// exit 64, before any server is touched; a server that does not answer is
+// a failure (exit 1).
 func TestTuneLiveBadInput(t *testing.T) {
 	t.Setenv("XDG_STATE_HOME", pgtest.TempDir(t))
 	cases := []struct {
 		args []string
+		code int
 		want string
 	}{
-		{[]string{"--diff"}, "--diff needs --target: the name of an instance from 'pglab pg start' or a DSN"},
-		{[]string{"--apply"}, "--apply needs --target"},
-		{[]string{"--revert"}, "--revert needs --target"},
-		{[]string{"--target", "x", "--apply", "--revert"}, "--revert cannot be combined with --apply or --diff"},
-		{[]string{"--target", "x", "--diff", "--format", "alter"}, "--format alter does not go with --diff: it prints a table (the default) or json"},
-		{[]string{"--target", "x", "--diff", "--yes"}, "--yes only goes with --apply or --revert"},
-		{[]string{"--target", "x", "--revert", "--type", "oltp"}, "--revert undoes what pglab applied and takes no tuning inputs (--type)"},
-		{[]string{"--target", "nosuch", "--diff"}, `--target nosuch: no managed instance of that name (started ones: none): no such instance "nosuch" (see 'pglab pg status')`},
-		{[]string{"--target", "", "--diff"}, "--target is empty"},
-		{[]string{"--target", "postgres://me:s3cret@db.example.com:notaport/app", "--diff"}, "--target postgres://me:"},
-		{[]string{"--target", "postgres://me:s3cret@192.0.2.1/app", "--apply"}, "--apply on me@192.0.2.1:5432/app, a server pglab does not manage, changes its configuration: add --yes to go ahead"},
-		{[]string{"--target", "host=127.0.0.1 port=1 user=me password=s3cret dbname=app connect_timeout=5", "--diff"}, "connect to me@127.0.0.1:1/app: "},
-		{[]string{"--target", "x", "--diff", "--memory", "12XB"}, ""}, // the target fails first
+		{[]string{"--diff"}, 64, "--diff needs --target: the name of an instance from 'pglab pg start' or a DSN"},
+		{[]string{"--apply"}, 64, "--apply needs --target"},
+		{[]string{"--revert"}, 64, "--revert needs --target"},
+		{[]string{"--target", "x", "--apply", "--revert"}, 64, "--revert cannot be combined with --apply or --diff"},
+		{[]string{"--target", "x", "--diff", "--format", "alter"}, 64, "--format alter does not go with --diff: it prints a table (the default) or json"},
+		{[]string{"--target", "x", "--diff", "--yes"}, 64, "--yes only goes with --apply or --revert"},
+		{[]string{"--target", "x", "--revert", "--type", "oltp"}, 64, "--revert undoes what pglab applied and takes no tuning inputs (--type)"},
+		{[]string{"--target", "nosuch", "--diff"}, 64, `--target nosuch: no managed instance of that name (started ones: none): no such instance "nosuch" (see 'pglab pg status')`},
+		{[]string{"--target", "", "--diff"}, 64, "--target is empty"},
+		{[]string{"--target", "postgres://me:s3cret@db.example.com:notaport/app", "--diff"}, 64, "--target postgres://me:"},
+		{[]string{"--target", "postgres://me:s3cret@192.0.2.1/app", "--apply"}, 64, "--apply on me@192.0.2.1:5432/app, a server pglab does not manage, changes its configuration: add --yes to go ahead"},
+		{[]string{"--target", "host=127.0.0.1 port=1 user=me password=s3cret dbname=app connect_timeout=5", "--diff"}, 1, "connect to me@127.0.0.1:1/app: "},
+		{[]string{"--target", "x", "--diff", "--memory", "12XB"}, 64, ""}, // the target fails first
 	}
 	for _, c := range cases {
 		t.Run(strings.Join(c.args, " "), func(t *testing.T) {
 			r := run(t, append([]string{"tune"}, c.args...)...)
 			if c.want == "" {
-				if r.code != 1 || strings.Count(r.stderr, "\n") != 1 {
+				if r.code != c.code || strings.Count(r.stderr, "\n") != 1 {
 					t.Errorf("code %d, stderr %q", r.code, r.stderr)
 				}
 				return
 			}
-			assertOneLineError(t, r, c.want)
+			assertExit(t, r, c.code, c.want)
 			if strings.Contains(r.stderr, "s3cret") {
 				t.Errorf("password in stderr: %s", r.stderr)
 			}

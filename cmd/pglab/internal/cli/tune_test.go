@@ -24,7 +24,7 @@ func tuneRun(t *testing.T, args ...string) (code int, stdout, stderr string) {
 }
 
 // seed003 are seed 003's inputs, all given.
-var seed003 = []string{"--pg-version", "11", "--type", "web", "--memory", "1GB", "--cpus", "1", "--connections", "100", "--storage", "ssd"}
+var seed003 = []string{"--versions", "11", "--type", "web", "--memory", "1GB", "--cpus", "1", "--connections", "100", "--storage", "ssd"}
 
 // TestTuneSeed003 prints today's PGTune recommendations for seed 003's
 // inputs in each format, and checks them against the tune package's golden
@@ -59,7 +59,7 @@ func TestTuneSeed003(t *testing.T) {
 	}
 }
 
-// TestTuneBadInput: one line naming the problem, exit code 1, nothing on stdout.
+// TestTuneBadInput: one line naming the problem, exit code 64, nothing on stdout.
 func TestTuneBadInput(t *testing.T) {
 	cases := []struct {
 		args []string
@@ -78,9 +78,9 @@ func TestTuneBadInput(t *testing.T) {
 		{[]string{"--type", "nosuch"}, "pglab: --type nosuch: unknown type; want web, oltp, dw, desktop or mixed"},
 		{[]string{"--os", "nosuch"}, "pglab: --os nosuch: unknown OS; want linux, windows or mac"},
 		{[]string{"--storage", "nosuch"}, "pglab: --storage nosuch: unknown storage; want ssd, hdd, san or nvme"},
-		{[]string{"--pg-version", "9.6"}, "pglab: --pg-version 9.6: PGTune knows PostgreSQL 10 to 18"},
-		{[]string{"--pg-version", "19"}, "pglab: --pg-version 19: PGTune knows PostgreSQL 10 to 18"},
-		{[]string{"--pg-version", ""}, `pglab: --pg-version "": PGTune knows PostgreSQL 10 to 18`},
+		{[]string{"--versions", "9.6"}, "pglab: --versions 9.6: PGTune knows PostgreSQL 10 to 18"},
+		{[]string{"--versions", "19"}, "pglab: --versions 19: PGTune knows PostgreSQL 10 to 18"},
+		{[]string{"--versions", ""}, `pglab: --versions "": PGTune knows PostgreSQL 10 to 18`},
 		{[]string{"--connections", "-5"}, "pglab: --connections -5: must be from 20 to 999999 (PGTune's limits)"},
 		{[]string{"--connections", "10"}, "pglab: --connections 10: must be from 20 to 999999 (PGTune's limits)"},
 		{[]string{"--connections", "lots"}, "pglab: --connections lots: want a whole number from 20 to 999999"},
@@ -95,8 +95,8 @@ func TestTuneBadInput(t *testing.T) {
 			// Everything else given, so that only the bad input can fail.
 			args := append([]string{"--memory", "4GB", "--cpus", "2", "--storage", "ssd"}, c.args...)
 			code, stdout, stderr := tuneRun(t, args...)
-			if code != 1 || stdout != "" || stderr != c.want+"\n" {
-				t.Errorf("code %d, stdout %q, stderr %q; want 1, \"\", %q", code, stdout, stderr, c.want+"\n")
+			if code != 64 || stdout != "" || stderr != c.want+"\n" {
+				t.Errorf("code %d, stdout %q, stderr %q; want 64, \"\", %q", code, stdout, stderr, c.want+"\n")
 			}
 		})
 	}
@@ -215,7 +215,7 @@ func TestTuneDefaults(t *testing.T) {
 // TestTuneWarnings: PGTune's warning block comes first, in the format's
 // comment style, and the JSON lists the same warnings.
 func TestTuneWarnings(t *testing.T) {
-	args := []string{"--pg-version", "18", "--type", "dw", "--memory", "128GB", "--cpus", "32", "--storage", "san"}
+	args := []string{"--versions", "18", "--type", "dw", "--memory", "128GB", "--cpus", "32", "--storage", "san"}
 	_, conf, _ := tuneRun(t, args...)
 	wantConf := "# WARNING\n# this tool not being optimal\n# for very high memory systems\n# \n# wal_compression = lz4 requires PostgreSQL\n"
 	if !strings.HasPrefix(conf, wantConf) || !strings.Contains(conf, "# Cost parameters for Data Warehouses on SAN storage are left at defaults\n") {
@@ -237,7 +237,7 @@ func TestTuneWarnings(t *testing.T) {
 
 func TestTuneHelp(t *testing.T) {
 	code, stdout, _ := tuneRun(t, "--help")
-	if code != 0 || !strings.Contains(stdout, "--pg-version version") || !strings.Contains(stdout, tune.Upstream) {
+	if code != 0 || !strings.Contains(stdout, "--versions version") || !strings.Contains(stdout, tune.Upstream) {
 		t.Errorf("code %d, help:\n%s", code, stdout)
 	}
 }

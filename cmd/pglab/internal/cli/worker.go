@@ -3,11 +3,11 @@ package cli
 import (
 	"os"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/pglab/pglab/bench/dist"
 	"github.com/pglab/pglab/internal/buildinfo"
+	"github.com/pglab/pglab/pgserver"
 	"github.com/spf13/cobra"
 )
 
@@ -16,6 +16,7 @@ func init() { register(11, newWorkerCmd) }
 func newWorkerCmd(env *Env) *cobra.Command {
 	var join, token, target, name string
 	var joinTimeout time.Duration
+	var parts pgserver.ConnParts
 	cmd := &cobra.Command{
 		Use:   "worker --join HOST:PORT [--token T] [--target NAME|DSN]",
 		Short: "A load worker of a coordinated 'pglab bench --listen' run: dials the coordinator and runs its share",
@@ -30,7 +31,8 @@ away (2).
 The coordinator never sends a password. The worker connects with the connection
 settings the coordinator was given (without the password) and its own environment:
 PGPASSWORD, PGPASSFILE/.pgpass, PGSERVICE; or with --target, a managed instance of this
-machine ('pglab pg start') or a DSN of its own.
+machine ('pglab pg start') or a DSN of its own; psql's -h, -p, -U and -d override
+the parts of that DSN, or alone connect as psql would.
 
 --token (or PGLAB_TOKEN) proves the worker to a coordinator that was given the same
 token; only the token's HMAC of a random challenge crosses the network. A coordinator
@@ -56,14 +58,14 @@ its index from JOB_COMPLETION_INDEX (see 'pglab bench --k8s-job').`,
 				}
 			}
 			conn := ""
-			if target != "" {
-				c, db, err := resolveTarget(target, "")
+			if target != "" || !parts.Empty() {
+				t, err := connTarget(target, parts)
 				if err != nil {
-					return badInput("%v", err)
+					return err
 				}
-				conn = c
-				if db != "" {
-					conn = strings.TrimSpace(conn + " dbname=" + db)
+				conn = t.DSN
+				if t.Named() {
+					conn = t.Instance.DSN()
 				}
 			}
 			return dist.Work(env.Ctx, dist.WorkerOptions{Join: join, Token: token, Name: name, Index: index,
@@ -75,6 +77,8 @@ its index from JOB_COMPLETION_INDEX (see 'pglab bench --k8s-job').`,
 	f.StringVar(&token, "token", "", "the coordinator's token (default $PGLAB_TOKEN)")
 	f.StringVar(&target, "target", "", "connect to this managed instance or DSN instead of the coordinator's database")
 	f.StringVar(&name, "name", "", "this worker's name in the coordinator's messages (default host/pid)")
-	f.DurationVar(&joinTimeout, "join-timeout", 5*time.Minute, "how long to keep trying to reach the coordinator")
+	joinTimeout = 5 * time.Minute
+	f.Var(timeoutValue{&joinTimeout}, "join-timeout", "how long to keep trying to reach the coordinator: a duration (5m), or seconds")
+	registerConnFlags(cmd, &parts)
 	return cmd
 }
