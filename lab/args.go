@@ -112,11 +112,11 @@ func (a Args) Fill(spec *Spec) error {
 
 // fillReps reads --reps and --budget.
 func (a Args) fillReps(spec *Spec) error {
-	n, err := ParseReps(a.Reps)
+	n, capN, err := ParseReps(a.Reps)
 	if err != nil {
 		return inputError("", "{reps}: %w", err)
 	}
-	spec.Reps = n
+	spec.Reps, spec.RepsCap = n, capN
 	if a.Budget == "" {
 		return nil
 	}

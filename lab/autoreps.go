@@ -76,7 +76,7 @@ func newAutoReps(spec *Spec, targets int) *autoReps {
 	if tests == 0 {
 		return nil
 	}
-	a.design = compare.PlanPairedDesign(tests, spec.Alpha, pairedStart(spec.Quick), 0)
+	a.design = compare.PlanPairedDesign(tests, spec.Alpha, pairedStart(spec.Quick), spec.RepsCap)
 	if b := spec.budget(); b > 0 {
 		total := 0
 		for _, n := range cases {

@@ -365,11 +365,11 @@ func (r *planReader) reps(v yamlpos.Node) error {
 	if err != nil {
 		return err
 	}
-	n, err := ParseReps(s)
+	n, capN, err := ParseReps(s)
 	if err != nil {
 		return v.Errorf("%v", err)
 	}
-	r.spec.Reps = n
+	r.spec.Reps, r.spec.RepsCap = n, capN
 	return nil
 }
 

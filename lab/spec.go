@@ -53,6 +53,9 @@ type Spec struct {
 	// data (compare.Design), studies that have nothing to call keeping
 	// their own count.
 	Reps int
+	// RepsCap, under --reps auto, is the most rounds any case may run
+	// (--reps auto:N); 0 is compare.DefaultPairedCap.
+	RepsCap int
 	// Budget, under --reps auto, is the time the run may spend (--budget):
 	// a case goes past a look only while its study's share of what is
 	// left affords its rounds; 0 is DefaultSeedBudget at the seeds'
@@ -212,17 +215,25 @@ func (s *Spec) Targets() ([]Target, error) {
 // data choose each case's repetitions: Spec.Reps 0.
 const RepsAuto = "auto"
 
-// ParseReps reads --reps: "auto" (0) or a whole number of at least 1.
-func ParseReps(s string) (int, error) {
+// ParseReps reads --reps: "auto" (0), "auto:N" (0, with every case's cap
+// at most N rounds, N ≥ 2) or a whole number of at least 1 (with cap 0).
+func ParseReps(s string) (reps, capN int, err error) {
 	s = strings.TrimSpace(s)
 	if strings.EqualFold(s, RepsAuto) || s == "" {
-		return 0, nil
+		return 0, 0, nil
+	}
+	if head, tail, ok := strings.Cut(s, ":"); ok && strings.EqualFold(head, RepsAuto) {
+		capN, err := strconv.Atoi(tail)
+		if err != nil || capN < 2 {
+			return 0, 0, fmt.Errorf("want auto:N with a cap N of at least 2 rounds, got %q", s)
+		}
+		return 0, capN, nil
 	}
 	n, err := strconv.Atoi(s)
 	if err != nil || n < 1 {
-		return 0, fmt.Errorf("want auto or a whole number of at least 1, got %q", s)
+		return 0, 0, fmt.Errorf("want auto, auto:N (a cap of N rounds per case) or a whole number of at least 1, got %q", s)
 	}
-	return n, nil
+	return n, 0, nil
 }
 
 // NoBudget, as Spec.Budget, runs a comparison at the seeds' sizes without

@@ -141,3 +141,35 @@ func TestAATargetsAreOneVersionTwice(t *testing.T) {
 		}
 	}
 }
+
+// TestParseReps: auto, auto with a cap, and fixed counts; the rest is
+// refused with what is wanted.
+func TestParseReps(t *testing.T) {
+	for _, tc := range []struct {
+		in         string
+		reps, capN int
+		bad        bool
+	}{
+		{"auto", 0, 0, false}, {"", 0, 0, false}, {"AUTO:20", 0, 20, false}, {"auto:2", 0, 2, false},
+		{"5", 5, 0, false}, {"auto:1", 0, 0, true}, {"auto:x", 0, 0, true}, {"0", 0, 0, true}, {"many", 0, 0, true},
+	} {
+		reps, capN, err := ParseReps(tc.in)
+		if (err != nil) != tc.bad || reps != tc.reps || capN != tc.capN {
+			t.Errorf("ParseReps(%q) = %d, %d, %v", tc.in, reps, capN, err)
+		}
+	}
+	a := newAutoReps(&Spec{Studies: mustStudies(t, "commit"), Quick: true, RepsCap: 20}, 2)
+	if a.design.Cap() != 20 {
+		t.Errorf("--reps auto:20: design cap %d", a.design.Cap())
+	}
+}
+
+// mustStudies returns the quick runs of the named studies.
+func mustStudies(t *testing.T, names ...string) []StudyRun {
+	t.Helper()
+	runs, err := Studies(names, nil, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return runs
+}
