@@ -12,7 +12,7 @@ import (
 
 func TestParsePlanErrors(t *testing.T) {
 	cases := []struct{ yaml, want string }{
-		{"versions: [16, 17]\nreps: zero\n", "p.yaml:2:7: reps: want auto or a whole number of at least 1"},
+		{"versions: [16, 17]\nreps: zero\n", "p.yaml:2:7: reps: want auto, auto:N (a cap of N rounds per case) or a whole number of at least 1"},
 		{"versions: [16, 17]\nbudget: soon\n", "p.yaml:2:9: budget: want a duration of at least 1s"},
 		{"versions: 16\nstudies:\n  - nosuch\n", `p.yaml:3:5: studies[0]: unknown study "nosuch"`},
 		{"versions: 16\nbogus: 1\n", "p.yaml:2:1: bogus: unknown field"},

@@ -95,7 +95,7 @@ func TestBadInputCatalogue(t *testing.T) {
 		{args: s("study", "commit", "--versions", "17.99", "--no-install"), want: "17.99", code: 1},
 		{args: s("study", "commit", "--versions", "17", "--param", "rows=abc"), want: "want an integer"},
 		{args: s("study", "vacuum", "--versions", "17", "--param", "cases=nonsense"), want: "cases"},
-		{args: s("study", "commit", "--versions", "17", "--reps", "-1"), want: "--reps: want auto or a whole number of at least 1"},
+		{args: s("study", "commit", "--versions", "17", "--reps", "-1"), want: "--reps: want auto, auto:N (a cap of N rounds per case) or a whole number of at least 1"},
 		{args: s("study", "commit", "--versions", "17", "--checksums", "maybe"), want: "--checksums must be on or off"},
 		{args: s("study", "commit", "--versions", "17", "--set", "a=b\nc"), want: "line break"},
 		{args: s("study", "commit", "--target", "bad/name=postgres://u@h/d"), want: "--target"},

@@ -40,7 +40,7 @@ func TestStudyBadInput(t *testing.T) {
 		{[]string{"study", "commit", "--versions", "17,17"}, 64, `target name "pg17" is given twice`},
 		{[]string{"study", "commit", "--target", "a=postgres://u:sekret@127.0.0.1:1/db"}, 1, "target a: connect"},
 		{[]string{"study", "commit", "--target", "nosuchinstance"}, 64, `no such instance "nosuchinstance"`},
-		{[]string{"study", "commit", "--versions", "17", "--reps", "-1"}, 64, "--reps: want auto or a whole number of at least 1"},
+		{[]string{"study", "commit", "--versions", "17", "--reps", "-1"}, 64, "--reps: want auto, auto:N (a cap of N rounds per case) or a whole number of at least 1"},
 		{[]string{"study", "commit", "--versions", "17", "--set", "no_such_param=1"}, 64, `unrecognized configuration parameter "no_such_param"`},
 	}
 	t.Setenv("XDG_STATE_HOME", pgtest.TempDir(t))
