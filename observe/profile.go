@@ -23,11 +23,13 @@ import (
 // needs); the folded stacks from samples at StackHz with call chains
 // unwound from a copy of the user stack (DWARF: PostgreSQL's builds keep
 // no frame pointers, so -g stacks stop at the first function), StackBytes
-// of stack each.
+// of stack each: 8 kB stopped 17's VACUUM stacks at
+// heap_page_prune_and_freeze, whose PruneState on the stack is about as
+// large.
 const (
 	ProfileHz  = 999
 	StackHz    = 99
-	StackBytes = 8192
+	StackBytes = 16384
 )
 
 // CPU-by-function metric names.
@@ -52,7 +54,7 @@ const perfPath = "/usr/bin/perf"
 // perf's software cpu-clock event (no hardware counters needed): the
 // postmaster and every child, and, through inheritance, the processes
 // they start while it runs (new backends, parallel workers). It samples
-// only between Start's return and Stop.
+// only between Enable and Stop.
 type Profiler struct {
 	cmd      *osexec.Cmd
 	dir      string
@@ -97,10 +99,11 @@ func findPerf() (string, error) {
 }
 
 // StartProfile attaches perf to the processes of the local instance whose
-// data directory is dataDir (its postmaster, from postmaster.pid) and
-// returns once the samples are being taken. Errors say why sampling is
-// impossible (no perf, no permission to attach, the server gone), in
-// perf's own words where it gave some.
+// data directory is dataDir (its postmaster, from postmaster.pid), its
+// events disabled, and returns once perf is ready: Enable starts the
+// samples at once. Errors say why sampling is impossible (no perf, no
+// permission to attach, the server gone), in perf's own words where it
+// gave some.
 func StartProfile(ctx context.Context, dataDir string) (*Profiler, error) {
 	perf, err := findPerf()
 	if err != nil {
@@ -134,9 +137,8 @@ func StartProfile(ctx context.Context, dataDir string) (*Profiler, error) {
 	return p, nil
 }
 
-// launch starts perf record with its events disabled, then enables them
-// through its control pipe and waits for the acknowledgement: the samples
-// start when launch returns, not when perf has merely started.
+// launch starts perf record with its events disabled and waits until it
+// answers on its control pipe (it reads commands only once attached).
 func (p *Profiler) launch(ctx context.Context, perf, pids string) error {
 	ctlR, ctlW, err := os.Pipe()
 	if err != nil {
@@ -163,6 +165,12 @@ func (p *Profiler) launch(ctx context.Context, perf, pids string) error {
 		return fmt.Errorf("profile: start perf: %w", err)
 	}
 	go func() { p.waited <- p.cmd.Wait() }()
+	return p.command(ctx, "disable")
+}
+
+// Enable starts the samples (a command to perf and its answer: well
+// under a millisecond once perf is ready).
+func (p *Profiler) Enable(ctx context.Context) error {
 	if err := p.command(ctx, "enable"); err != nil {
 		return err
 	}

@@ -40,6 +40,9 @@ func TestProfileCopyTo(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer prof.Close()
+			if err := prof.Enable(ctx); err != nil {
+				t.Fatal(err)
+			}
 			if _, err := conn.PgConn().CopyTo(ctx, io.Discard, "COPY c TO STDOUT"); err != nil {
 				t.Fatal(err)
 			}
