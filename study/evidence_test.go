@@ -28,7 +28,9 @@ func (m *memStore) artefact(name string) []byte {
 // after it; steps keeps each repetition's Step.
 type vacuumStep struct{ steps []*Step }
 
-func (v *vacuumStep) Info() Info { return Info{Name: "vacstep", Title: "a VACUUM after an UPDATE", Version: 1} }
+func (v *vacuumStep) Info() Info {
+	return Info{Name: "vacstep", Title: "a VACUUM after an UPDATE", Version: 1}
+}
 
 func (v *vacuumStep) Plan(Params) (Plan, error) {
 	return Plan{Cases: []Case{{Name: "vacuum", Labels: map[string]string{"case": "vacuum"}}}, Reps: 1}, nil
