@@ -506,6 +506,7 @@ func (l *Lab) Runner() *study.Runner {
 
 		OrderSeed: l.spec.OrderSeed,
 		Cache:     l.cache,
+		Profile:   l.spec.Profile,
 	}
 	if l.auto != nil {
 		r.Stopping = l.auto

@@ -341,6 +341,9 @@ func (p *Profiler) Profile(ctx context.Context) (*Profile, error) {
 		return nil, perr
 	}
 	prof.Start, prof.End = p.start, p.end
+	if ps := p.cmd.ProcessState; ps != nil {
+		prof.PerfCPUMS = float64((ps.UserTime() + ps.SystemTime()).Microseconds()) / 1000
+	}
 	return prof, nil
 }
 
@@ -407,6 +410,11 @@ type Profile struct {
 	// stand for (their periods summed).
 	Samples   int     `json:"samples"`
 	SampledMS float64 `json:"sampled_ms"`
+	// PerfCPUMS is the CPU perf record itself used, attaching and
+	// writing its file included: the profile's cost beside the cost of
+	// the samples to the sampled processes (their interrupts and stack
+	// copies, counted in their own CPU).
+	PerfCPUMS float64 `json:"perf_cpu_ms"`
 	// Functions are every function sampled, by self time, most first.
 	Functions []FunctionTime `json:"functions"`
 	// Stacks are the samples taken at StackHz, folded: one line per
