@@ -104,7 +104,47 @@ func ConfigDrift(order []string, configs map[string]*ServerConfig, asked map[str
 			out = append(out, d)
 		}
 	}
+	out = append(out, buildDiffs(order, configs)...)
 	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out
+}
+
+// buildFacts are the facts of a build compared between servers, as
+// "build:NAME" differences: what pg_settings does not show.
+var buildFacts = []struct {
+	name string
+	of   func(b BuildFacts) string
+}{
+	{"build:jit_available", func(b BuildFacts) string { return fmt.Sprint(b.JITAvailable) }},
+	{"build:llvm", func(b BuildFacts) string {
+		if b.LLVM == nil {
+			return ""
+		}
+		return fmt.Sprint(*b.LLVM)
+	}},
+	{"build:cc", func(b BuildFacts) string { return b.CC }},
+	{"build:cflags", func(b BuildFacts) string { return b.CFLAGS }},
+	{"build:compiler", func(b BuildFacts) string {
+		_, by, _ := strings.Cut(b.Compiled, "compiled by ")
+		return by
+	}},
+}
+
+// buildDiffs compares the builds' facts that every server let be read.
+func buildDiffs(order []string, configs map[string]*ServerConfig) []SettingDiff {
+	var out []SettingDiff
+	for _, f := range buildFacts {
+		d := SettingDiff{Name: f.name, Kind: DiffSetting, Values: map[string]string{}}
+		distinct := map[string]bool{}
+		for _, t := range order {
+			v := f.of(configs[t].Build)
+			d.Values[t] = v
+			distinct[v] = true
+		}
+		if len(distinct) > 1 && !distinct[""] {
+			out = append(out, d)
+		}
+	}
 	return out
 }
 
