@@ -56,6 +56,10 @@ func (v *vacuumStep) Run(ctx context.Context, s *Session, c Case, rep int) error
 			return fmt.Errorf("%s: %w", q, err)
 		}
 	}
+	// The UPDATE's statistics reach pg_stat_wal before the step.
+	if err := observe.Flush(ctx, conn); err != nil {
+		return err
+	}
 	step, err := s.MeasureStep(ctx, "VACUUM", conn, func(ctx context.Context) error {
 		_, err := conn.Exec(ctx, "VACUUM vt")
 		return err
