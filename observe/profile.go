@@ -69,8 +69,11 @@ type Profiler struct {
 	pm       int
 	start    time.Time
 	end      time.Time
-	once     sync.Once
-	stopErr  error
+	// perfRun is perf's run time (schedstat, ns) at Enable; perfStep
+	// what it ran until the samples stopped.
+	perfRun, perfStep uint64
+	once              sync.Once
+	stopErr           error
 }
 
 // ProfileAbsent says why a server cannot be profiled from here, or "" when
@@ -175,6 +178,7 @@ func (p *Profiler) Enable(ctx context.Context) error {
 		return err
 	}
 	p.start = time.Now()
+	p.perfRun, _, _ = p.root.schedstat(p.cmd.Process.Pid)
 	p.watching, p.watched = make(chan struct{}), make(chan struct{})
 	go p.watch()
 	return nil
@@ -276,6 +280,9 @@ func (p *Profiler) Stop() error {
 	p.once.Do(func() {
 		p.stopErr = p.command(context.Background(), "disable")
 		p.end = time.Now()
+		if run, _, err := p.root.schedstat(p.cmd.Process.Pid); err == nil && p.perfRun > 0 {
+			p.perfStep = run - p.perfRun
+		}
 		if p.watching != nil {
 			close(p.watching)
 			<-p.watched
@@ -344,6 +351,7 @@ func (p *Profiler) Profile(ctx context.Context) (*Profile, error) {
 	if ps := p.cmd.ProcessState; ps != nil {
 		prof.PerfCPUMS = float64((ps.UserTime() + ps.SystemTime()).Microseconds()) / 1000
 	}
+	prof.PerfStepCPUMS = float64(p.perfStep) / 1e6
 	return prof, nil
 }
 
@@ -411,10 +419,12 @@ type Profile struct {
 	Samples   int     `json:"samples"`
 	SampledMS float64 `json:"sampled_ms"`
 	// PerfCPUMS is the CPU perf record itself used, attaching and
-	// writing its file included: the profile's cost beside the cost of
-	// the samples to the sampled processes (their interrupts and stack
-	// copies, counted in their own CPU).
-	PerfCPUMS float64 `json:"perf_cpu_ms"`
+	// writing its file included, PerfStepCPUMS the part while it sampled
+	// (the step): the profile's cost beside the cost of the samples to
+	// the sampled processes (their interrupts and stack copies, counted
+	// in their own CPU).
+	PerfCPUMS     float64 `json:"perf_cpu_ms"`
+	PerfStepCPUMS float64 `json:"perf_step_cpu_ms"`
 	// Functions are every function sampled, by self time, most first.
 	Functions []FunctionTime `json:"functions"`
 	// Stacks are the samples taken at StackHz, folded: one line per
