@@ -265,8 +265,8 @@
 // children (new processes are followed by inheritance), its events
 // disabled; Enable and Stop bound the samples to the step through perf's
 // control pipe; Profile runs perf script. Two software cpu-clock events:
-// ProfileHz (999 Hz) without call chains gives each function's self time,
-// StackHz (99 Hz) with DWARF call chains (StackBytes of user stack: the
+// ProfileHz (249 Hz) without call chains gives each function's self time,
+// StackHz (49 Hz) with DWARF call chains (StackBytes of user stack: the
 // builds have no frame pointers) gives folded stacks, root first under
 // the process's kind (client backend, checkpointer, …, from its title).
 //
