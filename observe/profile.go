@@ -125,6 +125,23 @@ func StartProfile(ctx context.Context, dataDir string) (*Profiler, error) {
 	if err != nil {
 		return nil, err
 	}
+	// A process that ends between the listing and perf's attaching
+	// (a closing backend, an autovacuum worker) fails the attach: list
+	// again.
+	for attempt := 1; ; attempt++ {
+		p, err := startPerf(ctx, perf, root, pm)
+		if err == nil || attempt == attachAttempts || ctx.Err() != nil {
+			return p, err
+		}
+	}
+}
+
+// attachAttempts is how many times StartProfile lists the processes and
+// attaches.
+const attachAttempts = 3
+
+// startPerf attaches perf to the postmaster pm and its children.
+func startPerf(ctx context.Context, perf string, root procFS, pm int) (*Profiler, error) {
 	kids, err := root.children(pm)
 	if err != nil {
 		return nil, fmt.Errorf("find the server's processes: %w", err)
@@ -313,8 +330,13 @@ func (p *Profiler) Stop() error {
 
 // Close stops perf if it runs and removes its file.
 func (p *Profiler) Close() {
-	if p.cmd != nil && p.cmd.Process != nil {
+	switch {
+	case p.cmd != nil && p.cmd.Process != nil:
 		p.Stop()
+	case p.ctl != nil:
+		// perf never started: its pipes are all there is.
+		p.ctl.Close()
+		p.ack.Close()
 	}
 	if p.dir != "" {
 		os.RemoveAll(p.dir)

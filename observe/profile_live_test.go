@@ -99,12 +99,17 @@ func TestProfileCopyTo(t *testing.T) {
 }
 
 // TestProfileAbsent: a server elsewhere cannot be sampled; a local one
-// can, perf being installed (make test installs it).
+// can, perf being installed (make test installs it); a directory without
+// a server cannot.
 func TestProfileAbsent(t *testing.T) {
 	if why := ProfileAbsent(""); !strings.Contains(why, "elsewhere") {
 		t.Errorf("ProfileAbsent(\"\") = %q", why)
 	}
 	if why := ProfileAbsent(t.TempDir()); why != "" {
 		t.Errorf("ProfileAbsent(local) = %q; install perf (apt-get install linux-perf)", why)
+	}
+	// A directory without a running server: StartProfile says why.
+	if _, err := StartProfile(context.Background(), t.TempDir()); err == nil || !strings.Contains(err.Error(), "postmaster.pid") {
+		t.Errorf("StartProfile without a server: %v", err)
 	}
 }

@@ -98,13 +98,25 @@ func (ev *evidence) attachProfile(ctx context.Context) {
 	if s.runner == nil || !s.runner.Profile {
 		return
 	}
-	if why := observe.ProfileAbsent(s.Target.DataDir); why != "" {
+	why := observe.ProfileAbsent(s.Target.DataDir)
+	if why == "" {
+		s.mu.Lock()
+		why = s.noProfile
+		s.mu.Unlock()
+	}
+	if why != "" {
 		s.Unavailable(ProfileAbsentMetric, why)
 		return
 	}
 	p, err := observe.StartProfile(ctx, s.Target.DataDir)
 	if err != nil {
-		s.Unavailable(ProfileAbsentMetric, "perf could not sample the server's processes: "+err.Error())
+		why = "perf could not sample the server's processes: " + err.Error()
+		if ctx.Err() == nil {
+			s.mu.Lock()
+			s.noProfile = why
+			s.mu.Unlock()
+		}
+		s.Unavailable(ProfileAbsentMetric, why)
 		return
 	}
 	ev.prof = p

@@ -47,6 +47,9 @@ type Session struct {
 	// the (case, statement) pairs whose plan was recorded.
 	absent map[string]bool
 	plans  map[string]bool
+	// noProfile says why perf could not sample this target, once it
+	// failed: later steps do not try again.
+	noProfile string
 	// measured is the time in measured steps, steps their number.
 	measured time.Duration
 	steps    int
