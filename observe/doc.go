@@ -261,10 +261,14 @@
 //
 // # CPU by function
 //
-// StartProfile attaches perf record to a local server's postmaster and
-// children (new processes are followed by inheritance), its events
-// disabled; Enable and Stop bound the samples to the step through perf's
-// control pipe; Profile runs perf script. Two software cpu-clock events:
+// StartProfile starts perf record on every CPU, its events disabled, and
+// keeps the samples of a local server's postmaster and its descendants
+// (followed through the forks perf records: new backends and parallel
+// workers too); Enable and Stop bound the samples to the step through
+// perf's control pipe; Profile runs perf script. Sampling every CPU
+// rather than the server's processes is the cheap way on a VM: a
+// per-process timer is re-armed at every context switch (Profiler's doc
+// has the measurements). Two software cpu-clock events:
 // ProfileHz (249 Hz) without call chains gives each function's self time,
 // StackHz (49 Hz) with DWARF call chains (StackBytes of user stack: the
 // builds have no frame pointers) gives folded stacks, root first under
