@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/pglab/pglab/pgserver/pgtest"
 )
@@ -35,7 +36,9 @@ func TestProfileCopyTo(t *testing.T) {
 				}
 			}
 			cpu := StartServerCPU(inst.DataDir())
+			began := time.Now()
 			prof, err := StartProfile(ctx, inst.DataDir())
+			attach := time.Since(began)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -58,10 +61,13 @@ func TestProfileCopyTo(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			began = time.Now()
 			p, err := prof.Profile(ctx)
 			if err != nil {
 				t.Fatal(err)
 			}
+			t.Logf("perf ready in %s, its samples read in %s; perf's CPU %.0f ms, %.1f ms of it while sampling; %d samples of other processes",
+				attach.Round(time.Millisecond), time.Since(began).Round(time.Millisecond), p.PerfCPUMS, p.PerfStepCPUMS, p.OtherSamples)
 			var top []string
 			for _, f := range p.Functions[:min(8, len(p.Functions))] {
 				top = append(top, f.Name)
