@@ -24,9 +24,10 @@ type Args struct {
 	Sets []string
 	// Checksums is --checksums: on or off.
 	Checksums string
-	// Store, NoInstall, Force and Unenforced are the Spec's fields.
-	Store                        string
-	NoInstall, Force, Unenforced bool
+	// Store, NoInstall, Force, Unenforced and Profile are the Spec's
+	// fields.
+	Store                                 string
+	NoInstall, Force, Unenforced, Profile bool
 	// Workers, Listen and Token are --workers N, --listen and --token
 	// (default $PGLAB_TOKEN).
 	Workers       int
@@ -60,7 +61,7 @@ func (a Args) Fill(spec *Spec) error {
 	if spec.Checksums, err = ParseChecksums(a.Checksums); err != nil {
 		return err
 	}
-	spec.Store, spec.NoInstall, spec.Force, spec.Unenforced = a.Store, a.NoInstall, a.Force, a.Unenforced
+	spec.Store, spec.NoInstall, spec.Force, spec.Unenforced, spec.Profile = a.Store, a.NoInstall, a.Force, a.Unenforced, a.Profile
 	if a.CacheLimit != "" {
 		n, err := dataset.ParseSize(a.CacheLimit)
 		if err != nil {

@@ -219,6 +219,9 @@ func (l *Lab) Open(ctx context.Context) (err error) {
 			return err
 		}
 	}
+	if err := l.recordConfigs(ctx); err != nil {
+		return err
+	}
 	for _, n := range l.Notes {
 		if err := l.Run.AddArtefact(ctx, results.Artefact{Target: n.Target, Name: "note", ContentType: "text/plain", Data: []byte(n.Text)}); err != nil {
 			return err
@@ -506,6 +509,7 @@ func (l *Lab) Runner() *study.Runner {
 
 		OrderSeed: l.spec.OrderSeed,
 		Cache:     l.cache,
+		Profile:   l.spec.Profile,
 	}
 	if l.auto != nil {
 		r.Stopping = l.auto

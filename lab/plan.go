@@ -33,6 +33,7 @@ alpha: 0.05                   # q of the calls (false discovery rate)
 min_change: 5%                # practical floor: smaller changes are never called
 # aa: true                    # an A/A run: one version as two identical servers
 # fail_on: regression         # exit 3 when a called change is a regression
+# profile: true               # sample the servers' CPU by function (perf; --profile)
 studies:                      # names, or names with parameters
   - vacuum:
       rows: 1000000
@@ -77,6 +78,7 @@ var planFields = []planField{
 	{"min_change", "", (*planReader).minChange},
 	{"aa", "", func(r *planReader, v yamlpos.Node) (err error) { r.spec.AA, err = planBool(v); return err }},
 	{"fail_on", "", (*planReader).failOn},
+	{"profile", "", func(r *planReader, v yamlpos.Node) (err error) { r.spec.Profile, err = planBool(v); return err }},
 	{"studies", FieldStudies, (*planReader).studies},
 	{"out", "", func(r *planReader, v yamlpos.Node) (err error) { r.spec.Out, err = v.Scalar(); return err }},
 	{"store", FieldStore, func(r *planReader, v yamlpos.Node) (err error) { r.spec.Store, err = v.Scalar(); return err }},

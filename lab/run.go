@@ -88,6 +88,9 @@ func (l *Lab) runStudies(ctx context.Context, res *Result) error {
 func (l *Lab) manifest() map[string]any {
 	s := l.spec
 	m := map[string]any{"quick": s.Quick, "reps": s.Reps, "checksums": s.Checksums}
+	if s.Profile {
+		m["profile"] = true
+	}
 	if a := l.auto; a != nil {
 		m["reps"] = "auto"
 		m["design"] = map[string]any{"looks": a.design.Looks, "family": a.design.Family, "alpha": a.design.Alpha, "paired": a.design.Paired}

@@ -103,6 +103,9 @@ type Spec struct {
 	// enforced at all on this machine (no cgroup access); otherwise that
 	// is an error.
 	Unenforced bool
+	// Profile samples the servers' processes on CPU during the measured
+	// steps (perf, local servers): CPU by function (--profile).
+	Profile bool
 }
 
 // Workers are the load machines of a comparison: N pglab workers that

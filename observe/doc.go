@@ -236,6 +236,64 @@
 // "wait_pct:EVENT" of the top n. Cost at the default interval: about
 // 0.25 % of one CPU on the client and 0.05 % on the server.
 //
+// # WAL by record type
+//
+// ReadWALRecords reads the WAL between two positions (Counters'
+// wal_lsn_bytes before and after a step) with pg_walinspect's
+// pg_get_wal_stats(start, end, per_record => true) (15+; 13 and 14 have
+// no pg_walinspect, and pg_waldump, which could read their WAL, is not in
+// pglab's builds: WALRecordsAbsent says so). It waits for the WAL to be
+// flushed first (a transactional logical message forces the flush).
+// Metrics, one set per record type seen (RMGR/RECORD, e.g.
+// Heap2/PRUNE_VACUUM_SCAN; names change between versions):
+//
+//	wal_rec_count:TYPE    count  records of the type
+//	wal_rec_bytes:TYPE    bytes  their bytes without full-page images
+//	wal_fpi_bytes:TYPE    bytes  their full-page images' bytes
+//	wal_rec_total_bytes   bytes  all types' bytes with images: what
+//	                             pg_stat_wal's wal_bytes counts over the
+//	                             same WAL (equal in a quiet window; the
+//	                             LSN difference adds page headers and
+//	                             alignment)
+//
+// A type missing from a window whose wal_rec_total_bytes is there wrote
+// no record. Reading 1 MB of WAL takes a few milliseconds.
+//
+// # CPU by function
+//
+// StartProfile starts perf record on every CPU, its events disabled, and
+// keeps the samples of a local server's postmaster and its descendants
+// (followed through the forks perf records: new backends and parallel
+// workers too); Enable and Stop bound the samples to the step through
+// perf's control pipe; Profile runs perf script. Sampling every CPU
+// rather than the server's processes is the cheap way on a VM: a
+// per-process timer is re-armed at every context switch (Profiler's doc
+// has the measurements). Two software cpu-clock events:
+// ProfileHz (249 Hz) without call chains gives each function's self time,
+// StackHz (49 Hz) with DWARF call chains (StackBytes of user stack: the
+// builds have no frame pointers) gives folded stacks, root first under
+// the process's kind (client backend, checkpointer, …, from its title).
+//
+//	cpu_fn_ms:FUNCTION    ms     self time of the functions with at least
+//	                             MinFunctionPct of the samples (at most
+//	                             MaxFunctions), kernel functions included
+//	cpu_sampled_ms        ms     the CPU all samples stand for (within a
+//	                             few percent of server_cpu_ms)
+//
+// ProfileAbsent says why a server cannot be sampled (elsewhere, no perf);
+// StartProfile's error why perf could not attach (permissions).
+//
+// # Configuration
+//
+// ReadConfig reads every pg_settings row (setting, unit, boot_val,
+// source, context) and the build's facts (checksums, block and segment
+// sizes, assertions, pg_jit_available(), pg_config's CONFIGURE, CC and
+// CFLAGS where readable). ConfigDrift lists the settings that differ
+// between servers: values, built-in defaults that differ between
+// versions, settings only some servers have, and build facts
+// (build:cflags, …), each marked asked (pglab was told to set it),
+// derived (computed by the server from others) or neither: drift.
+//
 // # Bottleneck notes
 //
 // OSNotes and WaitNotes turn a series or a profile into sentences for a

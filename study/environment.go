@@ -21,10 +21,23 @@ func (t *Target) Environment() *env.Environment { return t.env }
 // envExtra returns the target's extra facts for the store: its
 // environment's record under "env".
 func (t *Target) envExtra() json.RawMessage {
-	if t.env == nil {
+	return t.extraWith("", nil)
+}
+
+// extraWith is the target's Extra (its environment) with v under key
+// (none when key is "").
+func (t *Target) extraWith(key string, v any) json.RawMessage {
+	m := map[string]any{}
+	if t.env != nil {
+		m["env"] = t.env.Record()
+	}
+	if key != "" {
+		m[key] = v
+	}
+	if len(m) == 0 {
 		return nil
 	}
-	data, err := json.Marshal(map[string]any{"env": t.env.Record()})
+	data, err := json.Marshal(m)
 	if err != nil {
 		return nil
 	}

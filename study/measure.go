@@ -30,6 +30,11 @@ type Step struct {
 	// Env are the counters of the environment's cgroup over the step
 	// (peak memory, CPU throttling, disk bytes); nil without one.
 	Env *env.Counters
+	// WAL is the WAL written between the snapshots by record type (15+);
+	// Profile the server's CPU by function (Runner.Profile). Nil when
+	// not read.
+	WAL     *observe.WALRecords
+	Profile *observe.Profile
 }
 
 // osMetrics are the OS figures recorded with every measured step: the
@@ -70,7 +75,12 @@ func (s *Session) Measure(ctx context.Context, work *pgx.Conn, fn func(context.C
 // the server's processes, of pglab and of the machine's other work over
 // the step are recorded too (server_cpu_ms, server_runq_ms,
 // client_cpu_ms, steal_pct, foreign_cpu_pct): how much the machine,
-// rather than PostgreSQL, moved the step's time.
+// rather than PostgreSQL, moved the step's time. On 15+ the WAL written
+// between the snapshots is read by record type (wal_rec_count:TYPE,
+// wal_rec_bytes:TYPE, wal_fpi_bytes:TYPE, wal_rec_total_bytes; artefact
+// "wal-records"), and under Runner.Profile the server's processes are
+// sampled on CPU during the step (cpu_fn_ms:FUNCTION, cpu_sampled_ms;
+// artefacts "cpu-profile" and "cpu-stacks"): see evidence.go.
 func (s *Session) MeasureStep(ctx context.Context, name string, work *pgx.Conn, fn func(context.Context) error) (*Step, error) {
 	if err := s.probeRoundTrip(ctx); err != nil {
 		return nil, err
@@ -79,6 +89,8 @@ func (s *Session) MeasureStep(ctx context.Context, name string, work *pgx.Conn, 
 	if err != nil {
 		return nil, err
 	}
+	ev := s.startEvidence(ctx, obs)
+	defer ev.close()
 	if s.Target.DataDir != "" {
 		// Every step starts with no dirty page cache: the kernel's
 		// write-back of what a target did before (this one's set-up, or
@@ -99,6 +111,7 @@ func (s *Session) MeasureStep(ctx context.Context, name string, work *pgx.Conn, 
 			return nil, err
 		}
 	}
+	ev.attachProfile(ctx)
 	sctx, stopSampling := context.WithCancel(ctx)
 	defer stopSampling()
 	var osSampler *observe.OSSampler
@@ -117,9 +130,11 @@ func (s *Session) MeasureStep(ctx context.Context, name string, work *pgx.Conn, 
 	if s.Target.DataDir != "" {
 		cpu = observe.StartServerCPU(s.Target.DataDir)
 	}
+	ev.enableProfile(ctx)
 	start := time.Now()
 	ferr := fn(ctx)
 	step := &Step{Elapsed: time.Since(start)}
+	ev.stopProfile()
 	if cpu != nil {
 		// Figures that could not be read are absent (a server that
 		// restarted, a kernel without per-process run times).
@@ -156,6 +171,9 @@ func (s *Session) MeasureStep(ctx context.Context, name string, work *pgx.Conn, 
 		return step, err
 	}
 	step.Counters = observe.Diff(before, after)
+	if err := ev.record(ctx, obs, before, after, step); err != nil {
+		return step, err
+	}
 	if data, err := json.Marshal(map[string]any{"elapsed_ms": float64(step.Elapsed.Microseconds()) / 1000, "counters": step.Counters}); err == nil {
 		if err := s.Artefact(ctx, "counters", "application/json", data); err != nil {
 			return step, err

@@ -59,6 +59,9 @@ type Runner struct {
 	// runs: servers pglab started for the run load them as clones
 	// (Session.LoadData). Nil builds every dataset in place.
 	Cache *dataset.Cache
+	// Profile samples the servers' processes on CPU during measured
+	// steps (perf; local servers): CPU by function (--profile).
+	Profile bool
 }
 
 // Outcome is what one study produced on all targets.

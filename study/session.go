@@ -43,8 +43,13 @@ type Session struct {
 	batch []results.Measurement
 	all   []results.Measurement
 	notes []Note
-	// absent holds the (case, metric) pairs noted as unavailable.
+	// absent holds the (case, metric) pairs noted as unavailable; plans
+	// the (case, statement) pairs whose plan was recorded.
 	absent map[string]bool
+	plans  map[string]bool
+	// noProfile says why perf could not sample this target, once it
+	// failed: later steps do not try again.
+	noProfile string
 	// measured is the time in measured steps, steps their number.
 	measured time.Duration
 	steps    int

@@ -16,6 +16,7 @@ import (
 	"github.com/pglab/pglab/env"
 	"github.com/pglab/pglab/internal/netdelay"
 	"github.com/pglab/pglab/internal/pgnet"
+	"github.com/pglab/pglab/observe"
 	"github.com/pglab/pglab/pgserver"
 	"github.com/pglab/pglab/redact"
 	"github.com/pglab/pglab/results"
@@ -56,6 +57,9 @@ type Target struct {
 	Checksums  bool
 	// DataDir is the data directory when the server is local and known.
 	DataDir string
+	// Config is every setting and the build's facts, as Record read
+	// them; nil before Record or when they could not be read.
+	Config *observe.ServerConfig
 }
 
 // ManagedTarget wraps an instance pglab started. owned says whether it was
@@ -399,11 +403,15 @@ func (t *Target) Summary() results.Target {
 }
 
 // Record returns the target as the results store keeps it, with its
-// non-default settings.
+// non-default settings and, in Extra under "build", its build's facts
+// (observe.BuildFacts); it keeps every setting in Config.
 func (t *Target) Record(ctx context.Context) results.Target {
 	rt := t.Summary()
 	if conn, err := pgx.ConnectConfig(ctx, t.directConfig()); err == nil {
 		defer conn.Close(context.Background())
+		if t.Config, err = observe.ReadConfig(ctx, conn); err == nil {
+			rt.Extra = t.extraWith("build", t.Config.Build)
+		}
 		rows, err := conn.Query(ctx, `SELECT name, setting, coalesce(unit, ''), source FROM pg_settings
 			WHERE source NOT IN ('default', 'override', 'client', 'session') ORDER BY name`)
 		if err == nil {

@@ -199,6 +199,9 @@ func (commitStudy) Run(ctx context.Context, s *study.Session, c study.Case, rep 
 	simpleExec := func(ctx context.Context, sql string) error {
 		return pc.Exec(ctx, sql).Close()
 	}
+	if err := s.RecordPlan(ctx, conn, "update", updateSQL, "1"); err != nil {
+		return err
+	}
 	startRT, endRT := 0, 0
 	step, err := s.Measure(ctx, conn, func(ctx context.Context) error {
 		startRT = counted.count()

@@ -211,6 +211,9 @@ func (st seqScan) Run(ctx context.Context, s *study.Session, c study.Case, rep i
 	if err := conn.QueryRow(ctx, "EXPLAIN (FORMAT JSON) SELECT count(1) FROM "+seqScanTable).Scan(&plan); err != nil {
 		return err
 	}
+	if err := s.RecordPlanOf(ctx, "count", "SELECT count(1) FROM "+seqScanTable, plan); err != nil {
+		return err
+	}
 	workers := plannedWorkers(plan)
 	if node := planNodes(plan); !strings.Contains(node, "Seq Scan") {
 		s.Note("the plan is not a sequential scan: %s", node)

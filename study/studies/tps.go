@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/pglab/pglab/bench"
@@ -210,6 +211,9 @@ func tpsRun(ctx context.Context, s *study.Session, clients int) error {
 			return fmt.Errorf("CHECKPOINT: %w", err)
 		}
 	}
+	if err := recordScriptPlans(ctx, s, spec); err != nil {
+		return err
+	}
 	var res, steady *bench.Result
 	var w loadWindow
 	step, err := s.MeasureStep(ctx, "run", nil, func(ctx context.Context) error {
@@ -252,4 +256,46 @@ func tpsTeardown(ctx context.Context, s *study.Session) error {
 	defer conn.Close(context.Background())
 	_, err = conn.Exec(ctx, initdata.DropStatement)
 	return err
+}
+
+// recordScriptPlans records the plan of each of the script's statements
+// that has one (SELECT, INSERT, UPDATE, DELETE, WITH), its variables
+// bound as $1, $2, … to 1 (study.Session.RecordPlan): the statement's
+// ordinal and first line name it.
+func recordScriptPlans(ctx context.Context, s *study.Session, spec bench.ScriptSpec) error {
+	sc, err := script.Parse(spec.Desc, spec.Text, nil)
+	if err != nil {
+		return nil // the run reports the script's errors
+	}
+	conn, err := s.Target.Connect(ctx)
+	if err != nil {
+		return err
+	}
+	defer conn.Close(context.Background())
+	for i, cmd := range sc.Commands {
+		if cmd.Type != script.SQLCommand || !explainable(cmd.SQL) {
+			continue
+		}
+		params := make([]string, cmd.NumParams())
+		for k := range params {
+			params[k] = "1"
+		}
+		if err := s.RecordPlan(ctx, conn, fmt.Sprintf("%d: %s", i+1, cmd.FirstLine), cmd.ParamSQL(), params...); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// explainable reports whether EXPLAIN takes an SQL command.
+func explainable(sql string) bool {
+	f := strings.Fields(strings.ToUpper(sql))
+	if len(f) == 0 {
+		return false
+	}
+	switch strings.TrimSuffix(f[0], ";") {
+	case "SELECT", "INSERT", "UPDATE", "DELETE", "WITH", "VALUES", "TABLE", "MERGE":
+		return true
+	}
+	return false
 }
