@@ -85,6 +85,7 @@ func anchorName(s string) string {
 var pageTemplate = template.Must(template.New("page").Funcs(template.FuncMap{
 	"css":    func() template.CSS { return template.CSS(pageCSS) },
 	"charts": chartsHTML,
+	"svg":    func(s string) template.HTML { return template.HTML(s) },
 	"anchor": anchor,
 	"marks":  func(m []int) string { return view.MarksText(m) },
 	"sup":    view.Superscript,
@@ -199,7 +200,7 @@ const pageHTML = `<!DOCTYPE html>
 <tbody>{{range .Rows}}<tr>{{range .Case.Values}}<td class="label">{{.}}</td>{{end}}{{range .Values}}<td class="num">{{.Text}}{{with .Marks}} <sup>{{marks .}}</sup>{{end}}</td>{{end}}{{range .Changes}}<td class="num {{.Class}}">{{.Text}}{{with .Marks}} <sup>{{marks .}}</sup>{{end}}</td>{{end}}</tr>
 {{end}}</tbody></table></div>
 {{end}}{{if .Cards}}<h3>Why: the causes of each called change</h3>
-{{range .Cards}}<div class="card"><p><b>{{.Title}}</b></p>{{if .Causes}}<ol>{{range .Causes}}<li>{{.}}</li>{{end}}</ol>{{end}}<p class="about">{{.Explained}}</p>{{with .Settings}}<p class="about">{{.}}</p>{{end}}{{range .Missing}}<p class="about">Not measured: {{.}}</p>{{end}}</div>
+{{range .Cards}}<div class="card"><p><b>{{.Title}}</b></p>{{if .Causes}}<ol>{{range .Causes}}<li>{{.}}</li>{{end}}</ol>{{end}}<p class="about">{{.Explained}}</p>{{with .Settings}}<p class="about">{{.}}</p>{{end}}{{range .Missing}}<p class="about">Not measured: {{.}}</p>{{end}}{{with .Flame}}<details open><summary>CPU by stack</summary><div class="scroll">{{svg .}}</div></details>{{end}}</div>
 {{end}}{{end}}{{with .Others}}{{if $sv.Tables}}<details><summary>{{.Head}} ({{len .Rows}} rows)</summary>{{end}}
 <div class="scroll"><table>
 <thead><tr>{{range $sv.TableHead true}}<th>{{.}}</th>{{end}}</tr></thead>

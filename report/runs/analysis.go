@@ -114,7 +114,8 @@ func (d *Dataset) AnalyzeAll(groups []StudyGroup) (*analysis, error) {
 		return nil, err
 	}
 	a.Family = fam
-	a.Cards = explain.Build(explain.Input{Family: fam, Groups: groups, Targets: d.StudyTargets, Missing: d.missingEvidence})
+	a.Cards = explain.Build(explain.Input{Family: fam, Groups: groups, Targets: d.StudyTargets, Missing: d.missingEvidence,
+		Differences: d.differences, Plans: d.planOf})
 	for _, cr := range fam.Cells {
 		parts := strings.SplitN(cr.Key, "\x00", 3)
 		a.Results[parts[0]][parts[1]][parts[2]] = cr.Result

@@ -15,6 +15,8 @@ import (
 type Dataset struct {
 	// memo is the analysis made of what the dataset holds (Analysis).
 	memo *analysisMemo
+	// ev is the evidence of the cause cards the runs kept.
+	ev evidence
 
 	// Run is the (first) run; its manifest heads the report.
 	Run results.RunRecord

@@ -86,7 +86,8 @@ func readRun(ctx context.Context, store *results.Store, rec results.RunRecord) (
 	if l.ms, err = store.Measurements(ctx, rec.ID, results.MeasurementFilter{}); err != nil {
 		return l, err
 	}
-	for _, name := range []string{results.StudyInfoArtefact, "note", "outcome", results.StudyTimeArtefact, results.RunTimeArtefact, results.StudyRepsArtefact} {
+	for _, name := range []string{results.StudyInfoArtefact, "note", "outcome", results.StudyTimeArtefact, results.RunTimeArtefact, results.StudyRepsArtefact,
+		configDriftArtefact, planArtefact, cpuStacksArtefact} {
 		as, err := store.Artefacts(ctx, rec.ID, results.ArtefactFilter{Name: name})
 		if err != nil {
 			return l, err
@@ -195,6 +196,8 @@ func (d *Dataset) addArtefacts(l loadedRun, rename func(string) string) {
 				continue
 			}
 			d.addStudy(si, l.rec.ID)
+		case configDriftArtefact, planArtefact, cpuStacksArtefact:
+			d.addEvidence(a, rename)
 		case "note", "outcome":
 			n := Note{
 				Study:   a.Study,

@@ -9,8 +9,9 @@ import (
 )
 
 // notTexts are text artefacts that are not a study's output: notes and
-// outcomes, which reports show in their own places.
-var notTexts = map[string]bool{"note": true, "outcome": true}
+// outcomes, which reports show in their own places, and the folded CPU
+// stacks of a profile, which the cause cards draw (evidence.go).
+var notTexts = map[string]bool{"note": true, "outcome": true, cpuStacksArtefact: true}
 
 // loadTexts reads a run's text artefacts (text/* types) other than notes:
 // one listing without data, then the data of each name.

@@ -79,7 +79,7 @@ func Build(d *runs.Dataset, o Options) (*Report, error) {
 		if err != nil {
 			return nil, err
 		}
-		sv.buildCards(a.Cards)
+		sv.buildCards(d, a.Cards)
 		known[sg.Study] = true
 		v.Studies = append(v.Studies, sv)
 		if hs := sv.headlines(); len(hs) > 0 {

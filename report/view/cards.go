@@ -5,11 +5,12 @@ import (
 	"strings"
 
 	"github.com/pglab/pglab/explain"
+	"github.com/pglab/pglab/report/runs"
 )
 
 // buildCards lays out the cause cards of the study's called changes, in
 // the order of its cases.
-func (sv *Study) buildCards(cards []explain.Card) {
+func (sv *Study) buildCards(d *runs.Dataset, cards []explain.Card) {
 	names := map[string]string{}
 	for _, c := range sv.Cases {
 		names[c.Key] = c.Name
@@ -33,6 +34,8 @@ func (sv *Study) buildCards(cards []explain.Card) {
 		if len(card.Settings) > 0 {
 			cv.Settings = "Differs between " + card.Baseline + " and " + card.Target + ": " + strings.Join(card.Settings, "; ") + "."
 		}
+		cv.Flame = d.Flame(sv.Name, card.Case, card.Baseline, card.Target,
+			fmt.Sprintf("%s · CPU by stack, %s vs %s (ms of CPU a step)", names[card.Case], card.Target, card.Baseline))
 		sv.Cards = append(sv.Cards, cv)
 	}
 }

@@ -70,6 +70,9 @@ type CardView struct {
 	Missing   []string
 	// Card is the card itself (report.json).
 	Card explain.Card
+	// Flame is the differential flame graph of the case's CPU on the two
+	// targets (SVG), "" without a profile of both.
+	Flame string
 }
 
 // OwnEvidence counts primary figures by the outcome each reached on its
