@@ -1,6 +1,7 @@
 package explain
 
 import (
+	"fmt"
 	"math"
 	"slices"
 	"strings"
@@ -157,27 +158,101 @@ const (
 
 // walCandidates returns the WAL record types' bytes and their full-page
 // images' as candidates of a change of WAL volume. A record type missing
-// in a round whose WAL was read wrote nothing then: it counts 0.
+// in a round whose WAL was read wrote nothing then: it counts 0. Where a
+// resource manager writes record types on one side that the other never
+// writes (a version that merged two records into one, PostgreSQL 17's
+// Heap2/PRUNE_VACUUM_SCAN for 16's PRUNE and VACUUM), its record types
+// are one candidate, the resource manager's, named with what each side
+// wrote.
 func walCandidates(cg verdict.CaseGroup, base, target string) []candidate {
 	total, ok := metricOf(cg, walRecTotal)
 	if !ok {
 		return nil
 	}
-	var out []candidate
+	type member struct {
+		name string
+		p    pair
+	}
+	groups := map[string][]member{} // kind and rmgr → its record types
+	var order []string
 	for _, mg := range cg.Metrics {
-		var kind Kind
+		var kind string
 		var name string
 		switch {
 		case strings.HasPrefix(mg.Name, walRecPrefix):
-			kind, name = KindWALRecord, strings.TrimPrefix(mg.Name, walRecPrefix)
+			kind, name = string(KindWALRecord), strings.TrimPrefix(mg.Name, walRecPrefix)
 		case strings.HasPrefix(mg.Name, walFPIPrefix):
-			kind, name = KindFPI, strings.TrimPrefix(mg.Name, walFPIPrefix)
+			kind, name = string(KindFPI), strings.TrimPrefix(mg.Name, walFPIPrefix)
 		default:
 			continue
 		}
-		out = append(out, candidate{kind: kind, name: name, metric: mg.Name, pair: zeroFilled(mg, total, base, target)})
+		rmgr, _, _ := strings.Cut(name, "/")
+		key := kind + "\x00" + rmgr
+		if _, ok := groups[key]; !ok {
+			order = append(order, key)
+		}
+		groups[key] = append(groups[key], member{name, zeroFilled(mg, total, base, target)})
+	}
+	var out []candidate
+	for _, key := range order {
+		kind, rmgr, _ := strings.Cut(key, "\x00")
+		ms := groups[key]
+		oneSided := false
+		for _, m := range ms {
+			oneSided = oneSided || (sum(m.p.b) == 0) != (sum(m.p.t) == 0)
+		}
+		if !oneSided || len(ms) == 1 {
+			for _, m := range ms {
+				out = append(out, candidate{kind: Kind(kind), name: m.name, metric: metricName(Kind(kind), m.name), pair: m.p})
+			}
+			continue
+		}
+		merged := pair{b: make([]float64, len(ms[0].p.b)), t: make([]float64, len(ms[0].p.t)), d: make([]float64, len(ms[0].p.d))}
+		var onB, onT []string
+		for _, m := range ms {
+			for i := range merged.d {
+				merged.b[i] += m.p.b[i]
+				merged.t[i] += m.p.t[i]
+				merged.d[i] += m.p.d[i]
+			}
+			short := strings.TrimPrefix(m.name, rmgr+"/")
+			if b := meanOf(m.p.b); b > 0 {
+				onB = append(onB, short+" "+formatValue(b, "bytes"))
+			}
+			if t := meanOf(m.p.t); t > 0 {
+				onT = append(onT, short+" "+formatValue(t, "bytes"))
+			}
+		}
+		name := fmt.Sprintf("%s (%s → %s)", rmgr, orNone(onB), orNone(onT))
+		name = strings.ReplaceAll(name, "+", " + ")
+		out = append(out, candidate{kind: Kind(kind), name: name, metric: metricName(Kind(kind), rmgr+"/*"), pair: merged})
 	}
 	return out
+}
+
+// metricName returns the metric a WAL candidate was read from.
+func metricName(kind Kind, name string) string {
+	if kind == KindFPI {
+		return walFPIPrefix + name
+	}
+	return walRecPrefix + name
+}
+
+// sum returns the sum of x.
+func sum(x []float64) float64 {
+	s := 0.0
+	for _, v := range x {
+		s += v
+	}
+	return s
+}
+
+// orNone joins names with "+", "none" when there are none.
+func orNone(names []string) string {
+	if len(names) == 0 {
+		return "none"
+	}
+	return strings.Join(names, "+")
 }
 
 // zeroFilled pairs mg by round over the rounds of within, a round where

@@ -115,8 +115,11 @@ type Card struct {
 	// function: not sampled (--profile)").
 	Missing []string
 	// Settings lists what differs between the two targets' settings and
-	// builds, the user's own choices first.
-	Settings []string
+	// builds that the user asked for or a cause points to, the user's
+	// own first; OtherDifferences counts the rest (a version's own
+	// settings and defaults: the run's config-drift has them).
+	Settings         []string
+	OtherDifferences int
 }
 
 // Unexplained reports a card whose causes account for less than half of

@@ -11,7 +11,7 @@ import (
 // targets. A name ending in "*" is a prefix.
 var pointers = map[Kind][]string{
 	KindFPI:       {"full_page_writes", "wal_compression", "data_checksums", "wal_log_hints", "checkpoint_timeout", "max_wal_size", "block_size"},
-	KindWALRecord: {"wal_level", "data_checksums", "wal_log_hints", "wal_compression", "vacuum_*", "block_size"},
+	KindWALRecord: {"wal_level", "data_checksums", "wal_log_hints", "block_size"},
 	KindWALSync:   {"synchronous_commit", "fsync", "wal_sync_method", "commit_delay", "commit_siblings", "synchronous_standby_names"},
 	KindWALWrite:  {"wal_buffers", "wal_writer_delay", "wal_writer_flush_after", "synchronous_commit", "wal_compression"},
 	KindCPU:       {"jit*", "data_checksums", "wal_compression", "huge_pages"},
@@ -53,22 +53,15 @@ var functionPointers = map[string][]string{
 }
 
 // attachSettings names, on each cause, the differences between the
-// card's two targets that drive it, and lists every difference on the
-// card, the ones asked for first.
+// card's two targets that drive it, and lists on the card those the user
+// asked for and those a cause points to; the rest (a version's own
+// settings and defaults) it only counts.
 func attachSettings(card *Card, in Input) {
 	if in.Differences == nil {
 		return
 	}
 	diffs := in.Differences(card.Baseline, card.Target)
-	var asked, other []string
-	for _, d := range diffs {
-		if d.Asked {
-			asked = append(asked, d.Text)
-		} else {
-			other = append(other, d.Text)
-		}
-	}
-	card.Settings = append(asked, other...)
+	pointed := map[string]bool{}
 	for i := range card.Causes {
 		c := &card.Causes[i]
 		names := pointers[c.Kind]
@@ -85,9 +78,24 @@ func attachSettings(card *Card, in Input) {
 		for _, d := range diffs {
 			if matchesAny(d.Name, names) {
 				c.Points = append(c.Points, d.Text)
+				pointed[d.Text] = true
 			}
 		}
 	}
+	var asked, shown []string
+	others := 0
+	for _, d := range diffs {
+		switch {
+		case d.Asked:
+			asked = append(asked, d.Text)
+		case pointed[d.Text]:
+			shown = append(shown, d.Text)
+		default:
+			others++
+		}
+	}
+	card.Settings = append(asked, shown...)
+	card.OtherDifferences = others
 }
 
 // matchesAny reports whether name is one of names or has the prefix of

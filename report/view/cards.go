@@ -31,9 +31,7 @@ func (sv *Study) buildCards(d *runs.Dataset, cards []explain.Card) {
 			cv.Causes = append(cv.Causes, c.Text())
 		}
 		cv.Explained = explainedText(card)
-		if len(card.Settings) > 0 {
-			cv.Settings = "Differs between " + card.Baseline + " and " + card.Target + ": " + strings.Join(card.Settings, "; ") + "."
-		}
+		cv.Settings = settingsText(card)
 		cv.Flame = d.Flame(sv.Name, card.Case, card.Baseline, card.Target,
 			fmt.Sprintf("%s · CPU by stack, %s vs %s (ms of CPU a step)", names[card.Case], card.Target, card.Baseline))
 		sv.Cards = append(sv.Cards, cv)
@@ -52,4 +50,21 @@ func explainedText(card explain.Card) string {
 		return "Unexplained for the most part: the causes above account for " + pct + " of the change."
 	}
 	return "The causes above account for " + pct + " of the change."
+}
+
+// settingsText says what differs between the card's targets: what the
+// user asked for and what a cause points to, and how many other settings
+// differ.
+func settingsText(card explain.Card) string {
+	s := ""
+	if len(card.Settings) > 0 {
+		s = "Differs between " + card.Baseline + " and " + card.Target + ": " + strings.Join(card.Settings, "; ") + "."
+	}
+	if n := card.OtherDifferences; n > 0 {
+		if s != "" {
+			s += " "
+		}
+		s += fmt.Sprintf("%d other settings differ, that no cause points to (the run's config-drift lists them).", n)
+	}
+	return s
 }
