@@ -93,6 +93,8 @@ func (c Change) ownOutcomeText() string {
 		return fmt.Sprintf("~ (%s %%, below the %s %% floor; %s)", formatSignedNumber((c.RatioEst-1)*100), formatPct(c.Floor*100), n)
 	case !c.familyTest() && attainable(c.P, c.MinP, c.Alpha):
 		return c.effectText() + " (auxiliary, not called; " + c.testText() + ")"
+	case c.MinP > c.needP()*(1+1e-9) && c.familyTest() && c.Pairs > 0:
+		return fmt.Sprintf("~ (%s: too few rounds paired for a call on its own among %s)", c.pairsText(), plural(c.FamilySize, "test"))
 	case c.MinP > c.needP()*(1+1e-9) && c.familyTest():
 		return fmt.Sprintf("~ (%s: too few repetitions for a call among %s)", n, plural(c.FamilySize, "test"))
 	case c.MinP > c.needP()*(1+1e-9):
@@ -138,6 +140,15 @@ func (c Change) testText() string {
 		s += fmt.Sprintf(" q=%.3f", c.Q)
 	}
 	return s + " " + c.nText()
+}
+
+// pairsText says the rounds a paired change was tested on: "n=4", or
+// "n=6, 4 paired (2 disturbed left out)".
+func (c Change) pairsText() string {
+	if c.Disturbed > 0 {
+		return fmt.Sprintf("%s, %d paired (%d disturbed left out)", c.nText(), c.Pairs, c.Disturbed)
+	}
+	return fmt.Sprintf("n=%d", c.Pairs)
 }
 
 // nText formats the sample sizes as benchstat: "n=6" or "n=6+5".

@@ -11,7 +11,7 @@ import (
 // targets. A name ending in "*" is a prefix.
 var pointers = map[Kind][]string{
 	KindFPI:       {"full_page_writes", "wal_compression", "data_checksums", "wal_log_hints", "checkpoint_timeout", "max_wal_size", "block_size"},
-	KindWALRecord: {"wal_level", "data_checksums", "wal_log_hints", "block_size"},
+	KindWALRecord: {"wal_level", "data_checksums", "wal_log_hints", "block_size", "vacuum_freeze_*"},
 	KindWALSync:   {"synchronous_commit", "fsync", "wal_sync_method", "commit_delay", "commit_siblings", "synchronous_standby_names"},
 	KindWALWrite:  {"wal_buffers", "wal_writer_delay", "wal_writer_flush_after", "synchronous_commit", "wal_compression"},
 	KindCPU:       {"jit*", "data_checksums", "wal_compression", "huge_pages"},

@@ -46,7 +46,7 @@ func TestMarkdownContents(t *testing.T) {
 		"- ¹ disk read throughput flat at 87 MB/s for 92 % of the scan",
 		"- ² a checkpoint ran during the scan (noted in repetition 2)",
 		"- pg17: the study ran on a user's server: pglab did not change its settings",
-		"| fsync_us | 843 µs | 883 µs | ~ (n=4: too few repetitions for a call among 38 tests) |",
+		"| fsync_us | 843 µs | 883 µs | ~ (n=4: too few rounds paired for a call on its own among 38 tests) |",
 		"disk /dev/nvme0n1p2 ext4, solid-state",
 	} {
 		if !strings.Contains(md, want) {
