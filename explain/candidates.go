@@ -372,6 +372,7 @@ func waitCandidates(cg verdict.CaseGroup, base, target string) []candidate {
 	var out []candidate
 	for _, mg := range cg.Metrics {
 		event, ok := strings.CutPrefix(mg.Name, waitPrefix)
+		event = strings.ToLower(event)
 		if !ok || event == cpuWaitEvent || hasSync && event == walSyncEvent || hasWrite && event == walWriteEvent {
 			continue
 		}

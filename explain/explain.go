@@ -64,6 +64,10 @@ const (
 	KindClient Kind = "client CPU"
 	// KindPlan is a plan whose shape differs between the targets.
 	KindPlan Kind = "plan"
+	// KindConcurrency is a replayed workload whose sessions ran further
+	// behind the captured schedule on one target: its statements met
+	// other overlaps there (lag_p50_ms of the workload).
+	KindConcurrency Kind = "concurrency"
 )
 
 // Cause is one named cause of a card with its evidence.
@@ -84,8 +88,10 @@ type Cause struct {
 	Delta float64 `json:"delta"`
 	Lo    float64 `json:"lo"`
 	Hi    float64 `json:"hi"`
-	// Share is Delta over the called figure's change.
-	Share float64 `json:"share"`
+	// Share is Delta over the called figure's change; Unmeasured marks a
+	// cause whose share cannot be told (concurrency), its Share 0.
+	Share      float64 `json:"share"`
+	Unmeasured bool    `json:"share_not_measurable,omitempty"`
 	// P is its paired test's p (0 for a figure that repeated exactly on
 	// each side), Q its adjusted p among the card's candidates.
 	P float64 `json:"p"`
@@ -262,11 +268,15 @@ func buildCard(in Input, cg verdict.CaseGroup, study, metric string, c compare.C
 	card.Candidates = len(cands)
 	testCandidates(cands, whole.mean(), level)
 	card.Causes, card.Explained = pickCauses(cands, whole.mean(), scale, fig.Unit)
-	if p := planCause(in, study, cg.Key, c); p != nil {
+	p := planCause(in, study, cg.Key, c)
+	if p != nil {
 		card.Causes = append([]Cause{*p}, card.Causes...)
-		if len(card.Causes) > MaxCauses {
-			card.Causes = card.Causes[:MaxCauses]
-		}
+	}
+	if q := concurrencyCause(in, study, c, level); q != nil && p == nil {
+		card.Causes = append(card.Causes, *q)
+	}
+	if len(card.Causes) > MaxCauses {
+		card.Causes = card.Causes[:MaxCauses]
 	}
 	attachSettings(&card, in)
 	card.Missing = missingOf(in, study, cg.Key, c)
@@ -387,8 +397,12 @@ func (c Cause) Text() string {
 	s := fmt.Sprintf("%s: %s → %s (%s [%s, %s], %.0f %% of the change)", what,
 		formatValue(c.Base, c.Unit), formatValue(c.Target, c.Unit), signed(c.Delta, c.Unit),
 		signed(c.Lo, c.Unit), signed(c.Hi, c.Unit), 100*c.Share)
-	if c.Kind == KindPlan {
+	switch c.Kind {
+	case KindPlan:
 		s = fmt.Sprintf("%s: %s", what, c.Metric)
+	case KindConcurrency:
+		s = fmt.Sprintf("%s: the sessions ran %s behind the captured schedule (median) where the baseline's ran %s behind: the statements met other overlaps (share of the change not measurable)",
+			what, formatValue(c.Target, c.Unit), formatValue(c.Base, c.Unit))
 	}
 	if len(c.Points) > 0 {
 		s += "; points to " + strings.Join(c.Points, ", ")

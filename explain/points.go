@@ -10,11 +10,11 @@ import (
 // drive it: a cause points to those of them that differ between the two
 // targets. A name ending in "*" is a prefix.
 var pointers = map[Kind][]string{
-	KindFPI:       {"full_page_writes", "wal_compression", "data_checksums", "wal_log_hints", "checkpoint_timeout", "max_wal_size", "block_size"},
+	KindFPI:       {"full_page_writes", "wal_compression", "data_checksums", "wal_log_hints", "checkpoint_timeout", "max_wal_size", "block_size", "vacuum_freeze_*"},
 	KindWALRecord: {"wal_level", "data_checksums", "wal_log_hints", "block_size", "vacuum_freeze_*"},
 	KindWALSync:   {"synchronous_commit", "fsync", "wal_sync_method", "commit_delay", "commit_siblings", "synchronous_standby_names"},
 	KindWALWrite:  {"wal_buffers", "wal_writer_delay", "wal_writer_flush_after", "synchronous_commit", "wal_compression"},
-	KindCPU:       {"jit*", "data_checksums", "wal_compression", "huge_pages"},
+	KindCPU:       {"jit*", "data_checksums", "wal_compression", "huge_pages", "vacuum_freeze_*"},
 	KindFunction:  {"jit*", "data_checksums", "wal_compression"},
 	KindCPUWait:   {"max_parallel_*", "max_worker_processes"},
 	KindPlan: {"enable_*", "random_page_cost", "seq_page_cost", "cpu_*_cost", "effective_cache_size", "work_mem",
@@ -23,21 +23,22 @@ var pointers = map[Kind][]string{
 }
 
 // waitPointers are the settings that drive a wait event, by the event's
-// type or name (a name ending in "*" is a prefix).
+// type and name in lower case, as the studies store them.
 var waitPointers = map[string][]string{
-	"IO:DataFileRead":      {"shared_buffers", "effective_io_concurrency", "io_combine_limit", "io_method", "maintenance_io_concurrency"},
-	"IO:DataFilePrefetch":  {"effective_io_concurrency", "io_combine_limit", "io_method"},
-	"IO:DataFileExtend":    {"shared_buffers"},
-	"IO:DataFileWrite":     {"shared_buffers", "bgwriter_*", "backend_flush_after"},
-	"IO:BufFileRead":       {"work_mem", "hash_mem_multiplier", "maintenance_work_mem"},
-	"IO:BufFileWrite":      {"work_mem", "hash_mem_multiplier", "maintenance_work_mem"},
-	"IO:WALSync":           {"synchronous_commit", "fsync", "wal_sync_method", "commit_delay"},
-	"IO:WALWrite":          {"wal_buffers", "synchronous_commit"},
-	"IPC:SyncRep":          {"synchronous_commit", "synchronous_standby_names"},
-	"LWLock:WALInsert":     {"wal_buffers"},
-	"LWLock:WALWrite":      {"wal_buffers", "synchronous_commit"},
-	"LWLock:BufferMapping": {"shared_buffers"},
-	"Timeout:VacuumDelay":  {"vacuum_cost_*", "autovacuum_vacuum_cost_*"},
+	"io:datafileread":      {"shared_buffers", "effective_io_concurrency", "io_combine_limit", "io_method", "maintenance_io_concurrency"},
+	"io:datafileprefetch":  {"effective_io_concurrency", "io_combine_limit", "io_method"},
+	"io:datafileextend":    {"shared_buffers"},
+	"io:datafilewrite":     {"shared_buffers", "bgwriter_*", "backend_flush_after"},
+	"io:buffileread":       {"work_mem", "hash_mem_multiplier", "maintenance_work_mem"},
+	"io:buffilewrite":      {"work_mem", "hash_mem_multiplier", "maintenance_work_mem"},
+	"io:walsync":           {"synchronous_commit", "fsync", "wal_sync_method", "commit_delay"},
+	"io:walwrite":          {"wal_buffers", "synchronous_commit"},
+	"ipc:syncrep":          {"synchronous_commit", "synchronous_standby_names"},
+	"lwlock:walinsert":     {"wal_buffers"},
+	"lwlock:walwrite":      {"wal_buffers", "synchronous_commit"},
+	"lwlock:buffermapping": {"shared_buffers"},
+	"timeout:vacuumdelay":  {"vacuum_cost_*", "autovacuum_vacuum_cost_*"},
+	"timeout:commitdelay":  {"commit_delay", "commit_siblings"},
 }
 
 // functionPointers are the settings a function's name points to, by the
@@ -66,7 +67,7 @@ func attachSettings(card *Card, in Input) {
 		c := &card.Causes[i]
 		names := pointers[c.Kind]
 		if c.Kind == KindWait {
-			names = waitPointers[c.Name]
+			names = waitPointers[strings.ToLower(c.Name)]
 		}
 		if c.Kind == KindFunction {
 			for prefix, ns := range functionPointers {
@@ -158,4 +159,35 @@ func missingOf(in Input, study, caseKey string, c compare.Change) []string {
 		}
 	}
 	return out
+}
+
+// lagMetric is a replayed workload's schedule lag (its median).
+const lagMetric = "lag_p50_ms"
+
+// concurrencyCause returns a cause for a replayed workload whose sessions
+// ran further behind the captured schedule on the change's target than
+// on its baseline (its paired test passing at level), nil otherwise: a
+// statement whose plan did not change meets other overlaps there.
+func concurrencyCause(in Input, study string, c compare.Change, level float64) *Cause {
+	for _, sg := range in.Groups {
+		if sg.Study != study {
+			continue
+		}
+		for _, cg := range sg.Cases {
+			mg, ok := metricOf(cg, lagMetric)
+			if !ok {
+				continue
+			}
+			cd := candidate{kind: KindConcurrency, metric: lagMetric, pair: pairOf(mg, c.Baseline, c.Target, 1)}
+			cd.p = cd.test()
+			cd.q = cd.p
+			if len(cd.pair.d) < 2 || cd.p > level || cd.pair.mean() <= 0 {
+				return nil
+			}
+			cause := cd.cause(1, 1, "ms")
+			cause.Share, cause.Unmeasured = 0, true
+			return &cause
+		}
+	}
+	return nil
 }

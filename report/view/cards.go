@@ -68,3 +68,61 @@ func settingsText(card explain.Card) string {
 	}
 	return s
 }
+
+// fidelityLimit is how far behind its captured schedule a replay's
+// sessions may run (median) before the summary names it: a second, or a
+// twentieth of the workload's time.
+const (
+	fidelityLagMS    = 1000
+	fidelityLagShare = 0.05
+)
+
+// FidelityLines name, for the summary, each target whose replayed
+// sessions ran so far behind the captured schedule that its statements
+// met other overlaps than at capture: a limit of the replay's fidelity.
+func (v *Report) FidelityLines() []string {
+	var out []string
+	for _, sv := range v.Studies {
+		for _, cg := range sv.group.Cases {
+			lag, ok1 := metricSamples(cg, "lag_p50_ms")
+			round, ok2 := metricSamples(cg, "round_ms")
+			if !ok1 || !ok2 {
+				continue
+			}
+			for _, t := range sv.Targets {
+				l, r := medianOfSlice(lag[t]), medianOfSlice(round[t])
+				if l >= fidelityLagMS || r > 0 && l >= fidelityLagShare*r {
+					out = append(out, fmt.Sprintf("Replay fidelity: on %s the sessions of %s ran %s behind the captured schedule (median of the rounds' medians) in a workload of %s: its statements met other overlaps than at capture, and their timings compare less well there.",
+						t, sv.Name, formatSeconds(l), formatSeconds(r)))
+				}
+			}
+		}
+	}
+	return out
+}
+
+// metricSamples returns a case's samples of a metric by target.
+func metricSamples(cg runs.CaseGroup, name string) (map[string][]float64, bool) {
+	for _, mg := range cg.Metrics {
+		if mg.Name == name {
+			return mg.Samples, true
+		}
+	}
+	return nil, false
+}
+
+// medianOfSlice returns the median of x, 0 when empty.
+func medianOfSlice(x []float64) float64 {
+	if m := medianOf(x); m != nil {
+		return *m
+	}
+	return 0
+}
+
+// formatSeconds formats milliseconds as seconds: "2.3 s", "450 ms".
+func formatSeconds(ms float64) string {
+	if ms < 1000 {
+		return fmt.Sprintf("%.0f ms", ms)
+	}
+	return fmt.Sprintf("%.1f s", ms/1000)
+}

@@ -51,6 +51,7 @@ func (v *Report) FamilyLines() []string {
 		}
 		out = append(out, "Resolved: "+own.Text()+"; a figure is called or the same only on its own rounds, never on its measure's.")
 	}
+	out = append(out, v.FidelityLines()...)
 	if !v.Data.Interleaved() {
 		out = append(out, "These runs were not interleaved: each target was measured in its own run, so a change also holds whatever differed between the runs (the machine's load, its caches, the time of day).")
 	}
