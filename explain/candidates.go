@@ -151,9 +151,9 @@ const (
 	walWriteMS     = "wal_write_ms"
 	walRecTotal    = "wal_rec_total_bytes"
 	elapsedMS      = "elapsed_ms"
-	cpuWaitEvent   = "CPU"
-	walSyncEvent   = "IO:WALSync"
-	walWriteEvent  = "IO:WALWrite"
+	cpuWaitEvent   = "cpu" // wait events are stored lower case (study's waitMetricName)
+	walSyncEvent   = "io:walsync"
+	walWriteEvent  = "io:walwrite"
 )
 
 // walCandidates returns the WAL record types' bytes and their full-page
