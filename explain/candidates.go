@@ -384,7 +384,8 @@ func waitCandidates(cg verdict.CaseGroup, base, target string) []candidate {
 
 // waitTime pairs a wait event's time per step: its percentage of the
 // samples of active sessions, times the active sessions and the step's
-// time; 0 in a round whose samples did not see it.
+// time; 0 in a round whose samples did not see it, or that had none (a
+// step shorter than the sampling interval).
 func waitTime(pct, elapsed, sessions verdict.MetricGroup, base, target string) pair {
 	get := func(mg verdict.MetricGroup, side string) map[int]float64 {
 		v := map[int]float64{}
@@ -399,9 +400,7 @@ func waitTime(pct, elapsed, sessions verdict.MetricGroup, base, target string) p
 		p, e, s := get(pct, side), get(elapsed, side), get(sessions, side)
 		out := map[int]float64{}
 		for r, ev := range e {
-			if sv, ok := s[r]; ok {
-				out[r] = p[r] / 100 * sv * ev
-			}
+			out[r] = p[r] / 100 * s[r] * ev // no samples in a short step: no wait seen
 		}
 		return out
 	}
