@@ -14,7 +14,8 @@
 //	    cache, again with it warm, then with a fixed --reps 5: the time per
 //	    study of each, and every primary cell's outcome under --reps auto
 //	    next to --reps 5;
-//	    (-seed-runs warm: only the run with the datasets cached);
+//	    (-seed-runs build,warm: the datasets built by a run of one
+//	    repetition from an empty cache, then the run with them cached);
 //	go run ./scripts/reps-verdicts table [-dir DIR]
 //	    the tables again from the reports already in DIR.
 //
@@ -183,8 +184,8 @@ func runSeed(ctx context.Context, dir, versions string) error {
 	stop := sampleLoad(filepath.Join(dir, "load.log"))
 	defer stop()
 	cache := filepath.Join(dir, "datasets")
-	if slices.Contains(seedWhich, "cold") {
-		os.RemoveAll(cache) // the cold run starts from an empty cache
+	if slices.Contains(seedWhich, "cold") || slices.Contains(seedWhich, "build") {
+		os.RemoveAll(cache) // the cold run (or the build of the datasets) starts from an empty cache
 	}
 	if err := os.MkdirAll(cache, 0o755); err != nil {
 		return err
@@ -196,6 +197,7 @@ func runSeed(ctx context.Context, dir, versions string) error {
 		name string
 		args []string
 	}{
+		{"seed-build", []string{"--reps", "1"}},
 		{"seed-cold", nil},
 		{"seed-warm", nil},
 		{"seed-reps5", []string{"--reps", "5"}},
