@@ -165,7 +165,7 @@ func (sv *Study) buildTables(shown map[string]bool, o Options) {
 	}
 	for _, c := range sv.Cases {
 		for _, mg := range sv.CaseGroup(c.Key).Metrics {
-			if shown[mg.Name] {
+			if shown[mg.Name] || evidenceMetric(mg.Name) {
 				continue
 			}
 			others.Rows = append(others.Rows, sv.newRow(c, mg.Name, sv.Results[c.Key][mg.Name]))
@@ -260,4 +260,19 @@ func outcomeText(d *runs.Dataset, study, caseKey, target string) string {
 		return "–"
 	}
 	return strings.Join(texts, " | ")
+}
+
+// evidencePrefixes name the figures a measured step records per WAL
+// record type and per function: the cause cards read them (and
+// report.json keeps each), the further metrics leave them out.
+var evidencePrefixes = []string{"wal_rec_count:", "wal_rec_bytes:", "wal_fpi_bytes:", "cpu_fn_ms:"}
+
+// evidenceMetric reports a figure of the cause cards' evidence.
+func evidenceMetric(name string) bool {
+	for _, p := range evidencePrefixes {
+		if strings.HasPrefix(name, p) {
+			return true
+		}
+	}
+	return false
 }
