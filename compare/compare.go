@@ -89,6 +89,14 @@ type Input struct {
 	// target ran where, so leaving them out keeps the tests valid; the
 	// summaries of each target keep every value.
 	Disturbed []int
+
+	// Covariate, when set, maps a target's name to a figure measured
+	// in the same steps as Samples (in their order) that moves with the
+	// machine's speed and not with the target — pglab's own CPU over the
+	// step: a paired change is adjusted for it (covariate.go).
+	// CovariateName names it.
+	Covariate     map[string][]float64
+	CovariateName string
 }
 
 // Result is the analysis of one Input.
@@ -344,6 +352,12 @@ type Change struct {
 	// Measure is the key of the measure the change belongs to (its
 	// cell's Measure, or its key).
 	Measure string
+
+	// Adjusted names the covariate a paired change was adjusted for
+	// (Input.CovariateName), empty when it was not; AdjustCorr is the
+	// correlation of the rounds' changes with the covariate's.
+	Adjusted   string
+	AdjustCorr float64
 
 	// MeasureOutcome is the outcome of the change's measure as a whole
 	// (MeasureResult), a statement about the measure beside the case's

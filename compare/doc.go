@@ -161,6 +161,24 @@
 // cells were resolved on their own rounds in 23-32 rounds a case (quiet:
 // all, in 8).
 //
+// # The machine's speed
+//
+// On a VM the CPU a round gets moves from run to run (steal, frequency,
+// a neighbour's cache), and a paired change of a time carries that move:
+// a commit figure's rounds differed by ±20-30 %, their changes correlated
+// 0.93-0.96 with the change of pglab's own CPU over the same steps. A
+// cell with a covariate (Input.Covariate: the client's CPU per step,
+// the same work against both targets) has its rounds' changes adjusted
+// by least squares with an intercept (covariate.go: d - beta·x, whose
+// intercept is the change at equal machine speed), its interval and test
+// on n-2 degrees of freedom with the error of beta carried in. It applies
+// from 6 rounds and is left out when the covariate itself differs
+// between the sides by more than 5 of its standard errors (then the
+// targets' own work differs and the adjustment would remove a real
+// change). go test -run SpeedCovariate measures it at scale 5: A/A
+// reports with any call 5.8 % adjusted, one case +25 % called in 90 % of
+// reports adjusted against 6 % plain on a run-to-run speed drift.
+//
 // # Repetitions
 //
 // PlanReps and MinRepsForFamily hold the arithmetic of small samples of

@@ -31,6 +31,19 @@ type pairedEffect struct {
 	rounds []int     // ascending round numbers with a value on both sides
 	d      []float64 // the change of each round, on the effect's scale
 	b, t   []float64 // the paired values of each side, in round order
+
+	// The machine's speed (covariate.go): raw are the rounds' changes
+	// before the adjustment, x the covariate's change of each round
+	// (nil without one), beta and corr the adjustment's slope and the
+	// correlation it rests on; lost is the degree of freedom the slope
+	// costs (0 when not adjusted).
+	raw, x     []float64
+	beta, corr float64
+	lost       int
+	// inflate multiplies the standard error of an adjusted mean: the
+	// slope's own uncertainty and the residuals' degree of freedom (1
+	// when not adjusted).
+	inflate float64
 }
 
 // newPairedEffect pairs the baseline's values b (in rounds rb) with the
@@ -104,7 +117,21 @@ func (e *pairedEffect) upTo(look int) *pairedEffect {
 	for k < len(e.rounds) && e.rounds[k] <= look {
 		k++
 	}
+	if e.x != nil {
+		sub := &pairedEffect{scale: e.scale, rounds: e.rounds[:k], raw: e.raw[:k], x: e.x[:k], b: e.b[:k], t: e.t[:k]}
+		sub.adjust()
+		return sub
+	}
 	return &pairedEffect{scale: e.scale, rounds: e.rounds[:k], d: e.d[:k], b: e.b[:k], t: e.t[:k]}
+}
+
+// seFactor returns the factor of the mean's standard error beyond
+// sd/√n: 1 unless adjusted for a covariate.
+func (e *pairedEffect) seFactor() float64 {
+	if e.lost == 0 || e.inflate == 0 {
+		return 1
+	}
+	return e.inflate
 }
 
 // ratio maps a difference on the effect's scale to a ratio.
@@ -194,8 +221,8 @@ func (e *pairedEffect) tTest() float64 {
 		return math.Min(1, math.Ldexp(2, -n))
 	}
 	m, sd := e.meanSD()
-	t := m / (sd / math.Sqrt(float64(n)))
-	return 2 * stats.TDist{V: float64(n - 1)}.CDF(-math.Abs(t))
+	t := m / (sd * e.seFactor() / math.Sqrt(float64(n)))
+	return 2 * stats.TDist{V: float64(n - 1 - e.lost)}.CDF(-math.Abs(t))
 }
 
 // minTrustedRounds is the fewest rounds whose t test's p is taken below
@@ -216,7 +243,7 @@ func (e *pairedEffect) halfWidth(alpha float64) float64 {
 		return 0
 	}
 	_, sd := e.meanSD()
-	return tQuantile(1-alpha/2, n-1) * sd / math.Sqrt(float64(n))
+	return tQuantile(1-alpha/2, n-1-e.lost) * sd * e.seFactor() / math.Sqrt(float64(n))
 }
 
 // interval returns the ratio's two-sided 1 − alpha limits. Unbounded

@@ -107,6 +107,9 @@ type simCell struct {
 	key, measure string
 	base, target []float64
 	shift        float64
+	// covBase and covTarget, when set, are a covariate of each run
+	// (the client's CPU, which moves with the machine's speed).
+	covBase, covTarget []float64
 }
 
 // draw draws one report with rounds rounds.
@@ -170,6 +173,10 @@ func familyCells(cells []simCell, n int) []Cell {
 				Samples: map[string][]float64{"a": c.base[:n], "b": c.target[:n]},
 				Rounds:  map[string][]int{"a": rounds, "b": rounds},
 			},
+		}
+		if c.covBase != nil {
+			out[i].Input.Covariate = map[string][]float64{"a": c.covBase[:n], "b": c.covTarget[:n]}
+			out[i].Input.CovariateName = "client_cpu_ms"
 		}
 	}
 	return out

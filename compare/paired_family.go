@@ -214,6 +214,12 @@ func analyzePairedCell(cell Cell, opts Options, alpha, minChange float64) ([]*pa
 		}
 		if pc.e != nil {
 			pe := newPairedEffect(b.Values, t.Values, cell.Input.Rounds[c.Baseline], cell.Input.Rounds[c.Target], cell.Input.Disturbed)
+			if cov := cell.Input.Covariate; cov != nil {
+				pe.withCovariate(cov[c.Baseline], cov[c.Target], cell.Input.Rounds[c.Baseline], cell.Input.Rounds[c.Target], cell.Input.Disturbed)
+				if pe.lost > 0 {
+					c.Adjusted, c.AdjustCorr = cell.Input.CovariateName, pe.corr
+				}
+			}
 			c.Disturbed = pairedRounds(cell.Input, c.Baseline, c.Target) - pe.n()
 			if pe.ok() && pe.n() >= 2 {
 				pc.pe = pe

@@ -1,6 +1,7 @@
 package compare
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"strings"
@@ -258,3 +259,113 @@ func TestVerdictsAA(t *testing.T) {
 
 // tCDF is Student's CDF with df degrees of freedom.
 func tCDF(x float64, df int) float64 { return stats.TDist{V: float64(df)}.CDF(x) }
+
+// speedSim draws quick-shaped reports whose runs move with the machine's
+// speed: each run's time is its speed factor (lognormal, sigma 0.2) times
+// its own noise (1-10 %), and a covariate of the same run (the client's
+// CPU) moves with the same speed and its own 3 % — a commit case on a
+// 2-core VM, where the two correlate 0.9. covShift shifts the covariate
+// of the target as a version that changes the client's work would.
+func speedSim(rng *rand.Rand, rounds int, shift func(string, int, int) float64, covShift float64) []simCell {
+	var cells []simCell
+	for _, st := range quickPaired {
+		for c := range st.cases {
+			for m := range st.measures {
+				sigma := logUniform(rng, 0.01, 0.10)
+				sh := shift(st.study, m, c)
+				cell := simCell{key: fmt.Sprintf("%s/%d/%d", st.study, c, m), measure: fmt.Sprintf("%s/%d", st.study, m), shift: sh}
+				for range rounds {
+					va, vb := math.Exp(0.2*rng.NormFloat64()), math.Exp(0.2*rng.NormFloat64())
+					cell.base = append(cell.base, 1000*va*math.Exp(sigma*rng.NormFloat64()))
+					cell.target = append(cell.target, 1000*sh*vb*math.Exp(sigma*rng.NormFloat64()))
+					cell.covBase = append(cell.covBase, 50*va*math.Exp(0.03*rng.NormFloat64()))
+					cell.covTarget = append(cell.covTarget, 50*covShift*vb*math.Exp(0.03*rng.NormFloat64()))
+				}
+				cells = append(cells, cell)
+			}
+		}
+	}
+	return cells
+}
+
+// TestVerdictsSpeedCovariate: adjusting for the machine's speed keeps A/A
+// reports calm, finds a change in one case that the speed's noise hides
+// without it, says "same" far more often, and does not adjust when the
+// covariate itself moved with the target.
+func TestVerdictsSpeedCovariate(t *testing.T) {
+	reports := 100 * calibrationScale(t)
+	run := func(name string, shift func(string, int, int) float64, covShift float64, withCov bool) (anyCall, power, same float64) {
+		rng := rand.New(rand.NewPCG(40, 0x5eed))
+		var calls, hit, shifted, sameN, cells int
+		for range reports {
+			sc := speedSim(rng, 10, shift, covShift)
+			if !withCov {
+				for i := range sc {
+					sc[i].covBase, sc[i].covTarget = nil, nil
+				}
+			}
+			f, err := AnalyzeFamily(familyCells(sc, 10), Options{Paired: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			called := false
+			for i, cr := range f.Cells {
+				c := cr.Result.Changes[0]
+				cells++
+				if c.Outcome == OutcomeSame {
+					sameN++
+				}
+				if sc[i].shift != 1 {
+					shifted++
+					if c.Called {
+						hit++
+					}
+				} else if c.Called {
+					called = true
+				}
+			}
+			if called {
+				calls++
+			}
+		}
+		anyCall, power, same = share(calls, reports), share(hit, shifted), share(sameN, cells)
+		t.Logf("%-34s covariate %-5v: false call in %5.1f %% of reports, shifted case called %5.1f %%, %5.1f %% of cells same", name, withCov, anyCall, power, same)
+		return
+	}
+	for _, withCov := range []bool{false, true} {
+		aa, _, same := run("A/A", everyCellShift(1), 1, withCov)
+		if aa > 5+slack(5, reports) {
+			t.Errorf("A/A, covariate %v: %.1f %% of reports call something", withCov, aa)
+		}
+		if withCov && same < 30 {
+			t.Errorf("A/A with the covariate: only %.1f %% of the cells same", same)
+		}
+	}
+	_, without, _ := run("+25 % in 1 of 12", oneCaseShift(1.25), 1, false)
+	_, with, _ := run("+25 % in 1 of 12", oneCaseShift(1.25), 1, true)
+	if with < without+20 {
+		t.Errorf("+25 %% in one case under the speed's noise: %.1f %% called with the covariate, %.1f %% without", with, without)
+	}
+	// A version that cuts the client's work to 30 % moves the covariate
+	// by thirteen of its standard errors: no cell is adjusted, so none is
+	// biased (a smaller move is the study's to rule out: only studies
+	// whose client does the same work on every target are adjusted).
+	rng := rand.New(rand.NewPCG(41, 1))
+	adjusted, cells := 0, 0
+	for range reports / 10 {
+		sc := speedSim(rng, 10, everyCellShift(1), 0.3)
+		f, err := AnalyzeFamily(familyCells(sc, 10), Options{Paired: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, cr := range f.Cells {
+			cells++
+			if cr.Result.Changes[0].Adjusted != "" {
+				adjusted++
+			}
+		}
+	}
+	if share(adjusted, cells) > 1 {
+		t.Errorf("the covariate cut to 30 %% by the target: %.1f %% of the cells adjusted", share(adjusted, cells))
+	}
+}

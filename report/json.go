@@ -274,7 +274,12 @@ type jsonChange struct {
 	// each side across the rounds (percent), the correlation of the two
 	// sides across the rounds (what the machine moved together), and the
 	// rounds an unresolved change would need.
-	Pairs           int      `json:"pairs,omitempty"`
+	Pairs int `json:"pairs,omitempty"`
+	// AdjustedFor names the covariate a paired change was adjusted for
+	// (the machine's speed: pglab's own CPU over the step), with the
+	// correlation of the rounds' changes with it.
+	AdjustedFor     string   `json:"adjusted_for,omitempty"`
+	AdjustCorr      *float64 `json:"adjust_correlation,omitempty"`
 	Measure         string   `json:"measure,omitempty"`
 	MeasureOutcome  string   `json:"measure_outcome,omitempty"`
 	SpreadRound     *float64 `json:"spread_round_percent,omitempty"`
@@ -603,6 +608,9 @@ func jsonMetricOf(caseName string, res *compare.Result, primary bool) jsonMetric
 			jc.Looks, jc.LookN, jc.RawP, jc.SameLookN = c.Looks, c.Look, view.Finite(c.RawP), c.SameLook
 		}
 		jc.Pairs, jc.MeasureOutcome, jc.RoundsNeeded, jc.DisturbedRounds = c.Pairs, c.MeasureOutcome.String(), c.RoundsNeeded, c.Disturbed
+		if c.Adjusted != "" {
+			jc.AdjustedFor, jc.AdjustCorr = c.Adjusted, view.Finite(c.AdjustCorr)
+		}
 		if c.Pairs > 0 {
 			jc.Measure = verdict.MeasureMetric(c.Measure)
 			jc.SpreadRound, jc.SpreadSide, jc.SideCorrelation = view.Finite(c.SpreadRound), view.Finite(c.SpreadSide), view.Finite(c.SideCorrelation)

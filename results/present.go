@@ -50,6 +50,14 @@ type Presentation struct {
 	// metrics and in chart legends, where the report's common names
 	// ("elapsed_ms": "time") do not.
 	Titles map[string]string `json:"titles,omitempty"`
+	// SpeedCovariate says that pglab's client does the same work against
+	// every target in each of the study's steps (the same statements,
+	// the same results): its CPU over a step then moves with the
+	// machine's speed alone, and the study's times are adjusted for it
+	// (compare's covariate.go). A study whose client's work depends on
+	// the target (COPY TO's message sizes, a timed load's transactions)
+	// leaves it false.
+	SpeedCovariate bool `json:"speed_covariate,omitempty"`
 }
 
 // Impact is how a case's change counts in a whole: its Change metric's

@@ -138,6 +138,9 @@ func StudyCells(p *results.Presentation, sg StudyGroup, targets []string, o Opti
 				continue
 			}
 			in.Disturbed = disturbed[cg.Key]
+			if o.Interleaved && p != nil && p.SpeedCovariate {
+				addSpeed(&in, cg, mg, targets)
+			}
 			cell := Cell(p, sg.Study, cg, mg, in)
 			cell.Design, cell.Cap = o.Design, o.Caps[cg.Key]
 			PartFloor(&cell, p, cg, mg, o.Floor())
@@ -157,6 +160,49 @@ func Cells(p *results.Presentation, targets []string, ms []results.Measurement, 
 		cells = append(cells, StudyCells(p, sg, targets, o)...)
 	}
 	return cells
+}
+
+// SpeedMetric is the figure a time is adjusted by for the machine's
+// speed: pglab's own CPU over the step (observe's client_cpu_ms), the
+// same work against every target (compare's covariate.go).
+const SpeedMetric = "client_cpu_ms"
+
+// addSpeed gives a time of a case the case's SpeedMetric as its
+// covariate, aligned with its samples by round (a round without it gets
+// 0, which leaves the change unadjusted).
+func addSpeed(in *compare.Input, cg CaseGroup, mg MetricGroup, targets []string) {
+	switch mg.Unit {
+	case "ms", "us", "s":
+	default:
+		return
+	}
+	if mg.Name == SpeedMetric {
+		return
+	}
+	var speed *MetricGroup
+	for i := range cg.Metrics {
+		if cg.Metrics[i].Name == SpeedMetric {
+			speed = &cg.Metrics[i]
+		}
+	}
+	if speed == nil {
+		return
+	}
+	cov := map[string][]float64{}
+	for _, t := range targets {
+		byRound := map[int]float64{}
+		for i, r := range speed.Rounds[t] {
+			if i < len(speed.Samples[t]) {
+				byRound[r] = speed.Samples[t][i]
+			}
+		}
+		vals := make([]float64, len(mg.Rounds[t]))
+		for i, r := range mg.Rounds[t] {
+			vals[i] = byRound[r]
+		}
+		cov[t] = vals
+	}
+	in.Covariate, in.CovariateName = cov, SpeedMetric
 }
 
 // Input is the statistics' input of one metric over the given targets,

@@ -33,7 +33,7 @@ func (sv *Study) buildNoise() {
 // noiseFor gathers the noise figures of one target.
 func (sv *Study) noiseFor(target string) Noise {
 	nf := Noise{Target: target, Baseline: sv.Targets[0], Disturbed: []string{}}
-	var side, round, corr []float64
+	var side, round, corr, adj []float64
 	var needed []int
 	for _, cg := range sv.group.Cases {
 		for _, mg := range cg.Metrics {
@@ -46,6 +46,10 @@ func (sv *Study) noiseFor(target string) Noise {
 			}
 			if !ok || c.Pairs == 0 || verdict.TwinOf(sv.present, mg.Name) != "" {
 				continue
+			}
+			if c.Adjusted != "" {
+				nf.Adjusted++
+				adj = append(adj, c.AdjustCorr)
 			}
 			nf.Rounds = max(nf.Rounds, c.Pairs)
 			if c.Outcome == compare.OutcomeUnresolved {
@@ -65,6 +69,7 @@ func (sv *Study) noiseFor(target string) Noise {
 		}
 	}
 	nf.SpreadSide, nf.SpreadRound, nf.Correlation = medianOf(side), medianOf(round), medianOf(corr)
+	nf.AdjustCorr = medianOf(adj)
 	if len(needed) > 0 {
 		slices.Sort(needed)
 		nf.RoundsNeeded, nf.RoundsNeededMax = needed[len(needed)/2], needed[len(needed)-1]
@@ -175,6 +180,10 @@ func (nf Noise) text() string {
 	var parts []string
 	if nf.Own.Figures > 0 {
 		parts = append(parts, fmt.Sprintf("Own evidence (%s vs %s): %s.", nf.Target, nf.Baseline, nf.Own.Text()))
+	}
+	if nf.Adjusted > 0 && nf.AdjustCorr != nil {
+		parts = append(parts, fmt.Sprintf("%s adjusted for the machine's speed: pglab's own CPU over each step, the same work against both targets, whose change between the two sides of a round correlated %.2f (median) with theirs.",
+			words.Plural(nf.Adjusted, "time"), *nf.AdjustCorr))
 	}
 	if nf.Figures > 0 && nf.SpreadSide != nil && nf.SpreadRound != nil {
 		s := fmt.Sprintf("Noise (%s vs %s, %s): across rounds each side varied by ±%s %%, the two sides of a round by ±%s %% (medians)",

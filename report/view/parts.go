@@ -44,6 +44,10 @@ type Noise struct {
 	// Own counts the study's primary figures by their outcome on their
 	// own rounds (twins and exact counts among them).
 	Own OwnEvidence `json:"own_evidence"`
+	// Adjusted counts the paired primary figures adjusted for the
+	// machine's speed, AdjustCorr the median correlation it rested on.
+	Adjusted   int      `json:"adjusted_for_speed,omitempty"`
+	AdjustCorr *float64 `json:"adjust_correlation_median,omitempty"`
 	// Unresolved counts the unresolved primary figures; RoundsNeeded is
 	// the median and RoundsNeededMax the largest estimate of the rounds
 	// they would need, Rounds the most the study ran.

@@ -45,7 +45,10 @@ func (commitStudy) Info() study.Info {
 		Version: 2,
 		InAll:   true,
 		Presentation: &results.Presentation{
-			Labels: []results.LabelColumn{{Key: "tx", Head: "transactions"}, {Key: "protocol", Head: "protocol"}},
+			// The client sends the same statements and reads the same
+			// results from every target: its CPU is the machine's speed.
+			SpeedCovariate: true,
+			Labels:         []results.LabelColumn{{Key: "tx", Head: "transactions"}, {Key: "protocol", Head: "protocol"}},
 			Primary: []results.MetricHead{
 				{Metric: "elapsed_ms", Head: "Time for all updates"},
 				{Metric: "us_per_update", Head: "Time per update", Twin: "elapsed_ms"},

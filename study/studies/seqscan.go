@@ -34,8 +34,11 @@ func (seqScan) Info() study.Info {
 		Version: 1,
 		InAll:   true,
 		Presentation: &results.Presentation{
-			Labels: []results.LabelColumn{{Key: "cache", Head: "cache"}},
-			Facts:  []results.MetricHead{{Metric: "table_mb", Head: "table"}},
+			// The client sends the same statements and reads the same
+			// results from every target: its CPU is the machine's speed.
+			SpeedCovariate: true,
+			Labels:         []results.LabelColumn{{Key: "cache", Head: "cache"}},
+			Facts:          []results.MetricHead{{Metric: "table_mb", Head: "table"}},
 			Primary: []results.MetricHead{
 				{Metric: "elapsed_ms", Head: "Scan time"},
 				{Metric: "mb_per_s", Head: "Scan throughput", Twin: "elapsed_ms"},

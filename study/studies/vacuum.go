@@ -45,7 +45,10 @@ func (vacuumStudy) Info() study.Info {
 		Version: 1,
 		InAll:   true,
 		Presentation: &results.Presentation{
-			Labels: []results.LabelColumn{{Key: "update_pct", Head: "rows updated", Suffix: " %"}, {Key: "index", Head: "index"}},
+			// The client sends the same statements and reads the same
+			// results from every target: its CPU is the machine's speed.
+			SpeedCovariate: true,
+			Labels:         []results.LabelColumn{{Key: "update_pct", Head: "rows updated", Suffix: " %"}, {Key: "index", Head: "index"}},
 			Primary: []results.MetricHead{
 				{Metric: "elapsed_ms", Head: "VACUUM time"},
 				{Metric: "wal_bytes", Head: "WAL written by VACUUM"},
