@@ -3,15 +3,11 @@ package cli
 import (
 	"cmp"
 	"errors"
-	"fmt"
 	"io"
 	"strings"
-	"time"
 
 	"github.com/pglab/pglab/internal/buildinfo"
-	"github.com/pglab/pglab/internal/units"
 	"github.com/pglab/pglab/pgserver"
-	"github.com/pglab/pglab/workload"
 	"github.com/pglab/pglab/workload/capture"
 	"github.com/spf13/cobra"
 )
@@ -136,7 +132,7 @@ func runCapture(env *Env, cmd *cobra.Command, cf *captureFlags, args []string) e
 		}
 		return badInput("%v", err)
 	}
-	return printCaptureSummary(env.Stdout, sum)
+	return sum.WriteText(env.Stdout)
 }
 
 // instanceLogs finds the log files of a managed instance: those of
@@ -157,108 +153,14 @@ func instanceLogs(env *Env, cf *captureFlags) (files []string, format, prefix st
 	return files, format, prefix, nil
 }
 
-// printCaptureSummary prints what a capture took and skipped.
-func printCaptureSummary(w io.Writer, s *capture.Summary) error {
-	var b strings.Builder
-	version := ""
-	if s.ServerVersion != "" {
-		version = ", PostgreSQL " + s.ServerVersion
-	}
-	fmt.Fprintf(&b, "read %s (%s%s): %s log messages, %s\n", capturePlural(s.Files, "file"), s.Format, version, captureCount(s.Entries), captureBytes(s.Bytes))
-	fmt.Fprintf(&b, "  sessions      %s\n", captureCount(s.Sessions))
-	fmt.Fprintf(&b, "  statements    %s (extended protocol %s, with parameters %s, failed %s)\n",
-		captureCount(s.Statements), captureCount(s.Extended), captureCount(s.WithParams), captureCount(s.Errors))
-	fmt.Fprintf(&b, "  fingerprints  %s\n", captureCount(s.Fingerprints))
-	if s.Statements > 0 {
-		fmt.Fprintf(&b, "  time span     %s → %s (%s)\n", s.First.UTC().Format("2006-01-02 15:04:05.000"),
-			s.Last.UTC().Format("15:04:05.000 UTC"), s.Last.Sub(s.First).Round(time.Millisecond))
-	}
-	if s.Redacted > 0 {
-		fmt.Fprintf(&b, "  passwords masked in %s\n", capturePlural64(s.Redacted, "statement"))
-	}
-	if q := s.QueryIDs(); q != "" {
-		fmt.Fprintf(&b, "  query ids     %s\n", q)
-	}
-	writeSkipped(&b, s.Skipped)
-	if len(s.UnknownZones) > 0 {
-		fmt.Fprintf(&b, "note: time zone %s taken as UTC (offsets are right unless the zone changes within the log)\n", strings.Join(s.UnknownZones, ", "))
-	}
-	fmt.Fprintf(&b, "wrote %s (%s)\n", s.Out, captureBytes(s.OutBytes))
-	_, err := io.WriteString(w, b.String())
-	return err
-}
-
-func writeSkipped(b *strings.Builder, skipped []workload.Skip) {
-	if len(skipped) == 0 {
-		b.WriteString("  not taken     nothing\n")
-		return
-	}
-	b.WriteString("  not taken:\n")
-	for _, sk := range skipped {
-		fmt.Fprintf(b, "    %10s  %s\n", captureCount(sk.Count), sk.Reason)
-	}
-}
-
 // inspectWorkload reads a workload file through and prints its summary.
 func inspectWorkload(w io.Writer, path string) error {
-	r, err := workload.Open(path)
+	in, err := capture.Inspect(path)
 	if err != nil {
 		return badInput("%v", err)
 	}
-	defer r.Close()
-	params := int64(0)
-	for {
-		rec, err := r.Next()
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err != nil {
-			return badInput("%s: %v", path, err)
-		}
-		if st, ok := rec.(*workload.Statement); ok && st.Params != nil {
-			params++
-		}
-	}
-	h := r.Header()
-	end, _ := r.End()
-	var b strings.Builder
-	fmt.Fprintf(&b, "%s: pglab workload version %d, from %s (%s", path, h.Version, capturePlural(len(h.Source.Files), "file"), h.Source.Format)
-	if h.Source.ServerVersion != "" {
-		fmt.Fprintf(&b, ", PostgreSQL %s", h.Source.ServerVersion)
-	}
-	fmt.Fprintf(&b, "), written by %s at %s\n", orNone(h.CreatedBy), h.Created.UTC().Format(time.RFC3339))
-	fmt.Fprintf(&b, "  sessions      %s\n  statements    %s (with parameters %s)\n  fingerprints  %s\n",
-		captureCount(end.Sessions), captureCount(end.Statements), captureCount(params), captureCount(end.Fingerprints))
-	if end.Statements > 0 {
-		first := h.Origin.Add(time.Duration(end.FirstUS) * time.Microsecond)
-		span := time.Duration(end.LastUS-end.FirstUS) * time.Microsecond
-		fmt.Fprintf(&b, "  time span     from %s (%s)\n", first.UTC().Format("2006-01-02 15:04:05.000 UTC"), span.Round(time.Millisecond))
-	}
-	if h.Database != "" {
-		fmt.Fprintf(&b, "  database      %s\n", h.Database)
-	}
-	if h.Source.SystemIdentifier != "" {
-		fmt.Fprintf(&b, "  system identifier %s\n", h.Source.SystemIdentifier)
-	}
-	writeSkipped(&b, end.Skipped)
-	_, err = io.WriteString(w, b.String())
-	return err
+	return in.WriteText(w)
 }
-
-// captureCount formats n with thousands separators.
-func captureCount(n int64) string { return units.Count(n) }
-
-func capturePlural(n int, word string) string { return capturePlural64(int64(n), word) }
-
-func capturePlural64(n int64, word string) string {
-	if n == 1 {
-		return "1 " + word
-	}
-	return captureCount(n) + " " + word + "s"
-}
-
-// captureBytes formats a size in bytes (kB, MB, GB: powers of 1024).
-func captureBytes(n int64) string { return units.Bytes(float64(n)) }
 
 // indentLines puts prefix before every line of s.
 func indentLines(s, prefix string) string {
