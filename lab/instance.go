@@ -3,7 +3,9 @@ package lab
 import (
 	"context"
 	"fmt"
+	"io"
 	"strings"
+	"text/tabwriter"
 	"time"
 
 	"github.com/pglab/pglab/env"
@@ -106,4 +108,51 @@ func (a Instance) options() (opts pgserver.Options, spec pgserver.VersionSpec, p
 		return opts, spec, nil, &InputError{Field: FieldEnvs, Err: err}
 	}
 	return opts, spec, &ps[0], nil
+}
+
+// StopInstance stops a named instance of 'pglab pg start', ends the
+// environment Start recorded in its directory (env.CloseSaved) and, with
+// remove, deletes the instance. It says what it did, naming the instance.
+func StopInstance(ctx context.Context, inst *pgserver.Instance, remove bool) (string, error) {
+	was := inst.Running()
+	err := inst.Stop(ctx)
+	if err == nil {
+		err = env.CloseSaved(inst.Dir())
+	}
+	if err == nil && remove {
+		err = inst.Destroy(ctx)
+	}
+	switch {
+	case err != nil:
+		return "", err
+	case remove:
+		return fmt.Sprintf("instance %s stopped and removed", inst.Name()), nil
+	case was:
+		return fmt.Sprintf("instance %s stopped", inst.Name()), nil
+	}
+	return fmt.Sprintf("instance %s was not running", inst.Name()), nil
+}
+
+// WriteInstances prints the named instances as pglab pg status shows
+// them (name, version, state, process, environment, DSN without its
+// password, directory), or that there are none, then the stray server
+// processes (pgserver.WriteStrays).
+func WriteInstances(w io.Writer, list []*pgserver.Instance) error {
+	if len(list) == 0 {
+		fmt.Fprintf(w, "no named instances (in %s)\n", pgserver.StateDir())
+		return pgserver.WriteStrays(w)
+	}
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "NAME\tVERSION\tSTATE\tPID\tENV\tDSN\tDIRECTORY")
+	for _, inst := range list {
+		state, pid := "stopped", "-"
+		if inst.Running() {
+			state, pid = "running", fmt.Sprint(inst.PID())
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", inst.Name(), inst.Version(), state, pid, env.SavedName(inst.Dir()), inst.RedactedDSN(), inst.Dir())
+	}
+	if err := tw.Flush(); err != nil {
+		return fmt.Errorf("write instances: %w", err)
+	}
+	return pgserver.WriteStrays(w)
 }

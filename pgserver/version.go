@@ -81,6 +81,23 @@ func ParseVersionSpec(s string) (VersionSpec, error) {
 
 var serverVersionRE = regexp.MustCompile(`\(PostgreSQL\)\s+(\d+)(?:\.(\d+))?(?:\.(\d+))?`)
 
+// ParseVersionSpecs reads the versions of a command line's arguments,
+// each one version or a comma-separated list ("16 17", "16,17"), in order;
+// the first that does not parse is the error.
+func ParseVersionSpecs(args []string) ([]VersionSpec, error) {
+	specs := make([]VersionSpec, 0, len(args))
+	for _, a := range args {
+		for _, part := range strings.Split(a, ",") {
+			spec, err := ParseVersionSpec(part)
+			if err != nil {
+				return nil, err
+			}
+			specs = append(specs, spec)
+		}
+	}
+	return specs, nil
+}
+
 // parseServerVersion reads the output of `postgres --version`, e.g.
 // "postgres (PostgreSQL) 17.10" or "postgres (PostgreSQL) 15.18 (Debian ...)".
 func parseServerVersion(out string) (Version, error) {

