@@ -110,6 +110,37 @@ func OpenTarget(text string) (Target, error) {
 	return t, nil
 }
 
+// Conn returns what a client connects with to an opened target for
+// database dbname ("": the default): the target's DSN, dbname left to
+// the client; or the instance's DSN for that database, nothing left.
+func (t Target) Conn(dbname string) (connString, rest string) {
+	switch {
+	case !t.Named():
+		return t.DSN, dbname
+	case dbname != "":
+		return t.Instance.DSNFor(dbname), ""
+	}
+	return t.Instance.DSN(), ""
+}
+
+// ParseConnTarget reads --target TEXT (ParseTarget) with the parts conn
+// gives (psql's -h, -p, -U and -d) put in place of those of its DSN; with
+// no TEXT the DSN is EnvDSN, so that the PG* variables give the rest. A
+// named instance takes no parts: pglab knows how to reach it.
+func ParseConnTarget(text string, conn ConnParts) (Target, error) {
+	t, err := Target{DSN: EnvDSN}, error(nil)
+	if text != "" {
+		if t, err = ParseTarget(text); err != nil {
+			return t, err
+		}
+	}
+	if t.Named() {
+		return t, fmt.Errorf("-h, -p, -U and -d go with a DSN, not with the instance %s (pglab knows how to reach it)", t.Label)
+	}
+	t.DSN, err = conn.Apply(t.DSN)
+	return t, err
+}
+
 func isURL(s string) bool {
 	return strings.HasPrefix(s, "postgres://") || strings.HasPrefix(s, "postgresql://")
 }

@@ -63,3 +63,39 @@ func TestConnPartsApply(t *testing.T) {
 		}
 	}
 }
+
+// TestParseConnTarget: psql's -h, -p, -U and -d over --target's DSN, or
+// over the PG* variables without one; never with a named instance.
+func TestParseConnTarget(t *testing.T) {
+	cases := []struct {
+		text       string
+		p          ConnParts
+		label, dsn string
+		err        string
+	}{
+		{"", ConnParts{Host: "db1"}, "", "postgresql://db1", ""},
+		{"prod=postgres://u@h/db", ConnParts{DBName: "app"}, "prod", "postgres://u@h/app", ""},
+		{"host=h", ConnParts{Port: "5433"}, "", "host=h port='5433'", ""},
+		{"pg17", ConnParts{Host: "db1"}, "", "", "-h, -p, -U and -d go with a DSN, not with the instance pg17 (pglab knows how to reach it)"},
+		{" ", ConnParts{Host: "db1"}, "", "", "--target is empty"},
+	}
+	for _, c := range cases {
+		got, err := ParseConnTarget(c.text, c.p)
+		switch {
+		case c.err != "":
+			if err == nil || !strings.Contains(err.Error(), c.err) {
+				t.Errorf("ParseConnTarget(%q, %+v): %v, want %q", c.text, c.p, err, c.err)
+			}
+		case err != nil || got.Label != c.label || got.DSN != c.dsn:
+			t.Errorf("ParseConnTarget(%q, %+v) = %+v, %v; want %q %q", c.text, c.p, got, err, c.label, c.dsn)
+		}
+	}
+}
+
+// TestTargetConn: a DSN target leaves the database to the client.
+func TestTargetConn(t *testing.T) {
+	cs, rest := Target{DSN: "postgres://u@h/db"}.Conn("app")
+	if cs != "postgres://u@h/db" || rest != "app" {
+		t.Errorf("Conn = %q, %q", cs, rest)
+	}
+}

@@ -121,7 +121,12 @@ func runBench(env *Env, args []string) int {
 			if b.flags.target == "" {
 				return "", dbname, nil
 			}
-			return resolveTarget(b.flags.target, dbname)
+			t, err := openTarget(b.flags.target)
+			if err != nil {
+				return "", "", err
+			}
+			connString, rest := t.Conn(dbname)
+			return connString, rest, nil
 		},
 	})
 	if err != nil {
@@ -272,21 +277,6 @@ func (b *benchRun) lostLine(phase string, err error) {
 	}
 }
 
-// resolveTarget resolves --target: a managed instance's name, or a DSN.
-// It returns the connection string and the database name to use.
-func resolveTarget(target, dbname string) (string, string, error) {
-	t, err := openTarget(target)
-	switch {
-	case err != nil:
-		return "", "", err
-	case !t.Named():
-		return t.DSN, dbname, nil
-	case dbname != "":
-		return t.Instance.DSNFor(dbname), "", nil
-	}
-	return t.Instance.DSN(), "", nil
-}
-
 // openTarget opens --target TEXT (pgserver.OpenTarget): a text that does
 // not parse is a usage error.
 func openTarget(text string) (pgserver.Target, error) {
@@ -303,16 +293,7 @@ func connTarget(text string, conn pgserver.ConnParts) (pgserver.Target, error) {
 	if conn.Empty() {
 		return openTarget(text)
 	}
-	t, err := pgserver.Target{DSN: pgserver.EnvDSN}, error(nil)
-	if text != "" {
-		t, err = pgserver.ParseTarget(text)
-	}
-	if err == nil && t.Named() {
-		err = fmt.Errorf("-h, -p, -U and -d go with a DSN, not with the instance %s (pglab knows how to reach it)", t.Label)
-	}
-	if err == nil {
-		t.DSN, err = conn.Apply(t.DSN)
-	}
+	t, err := pgserver.ParseConnTarget(text, conn)
 	return t, asUsage(err)
 }
 
