@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"io"
 	"strings"
-	"text/tabwriter"
 
 	"github.com/pglab/pglab/lab"
 	"github.com/pglab/pglab/redact"
@@ -33,7 +32,7 @@ with the study's settings, and removed afterwards; on your own server (--target
 NAME=DSN) the study works in a schema "pglab" and changes no server-wide setting.
 
 Studies:
-` + studyList(),
+` + study.Catalogue(),
 		Example: `  pglab study vacuum --versions 16,17 --reps 3
   pglab study commit --versions 17
   pglab study copy-errors --versions 16,17,18
@@ -97,38 +96,13 @@ Studies:
 	return cmd
 }
 
-func studyList() string {
-	var b strings.Builder
-	for _, n := range study.Names() {
-		st, _ := study.Get(n)
-		info := st.Info()
-		fmt.Fprintf(&b, "  %-12s %s (%s)\n", n, info.Title, info.Source)
-	}
-	return b.String()
-}
-
 func newStudyListCmd(env *Env) *cobra.Command {
 	return &cobra.Command{
 		Use:   "list",
 		Short: "List studies with their parameters, defaults and --quick values",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			for _, n := range study.Names() {
-				st, _ := study.Get(n)
-				info := st.Info()
-				fmt.Fprintf(env.Stdout, "%s — %s (%s)\n", n, info.Title, info.Source)
-				tw := tabwriter.NewWriter(env.Stdout, 0, 4, 2, ' ', 0)
-				for _, p := range info.Params {
-					q := p.Quick
-					if q == "" {
-						q = p.Default
-					}
-					fmt.Fprintf(tw, "  --param %s=\t%s\t(default %s, quick %s)\t%s\n", p.Name, p.Kind, p.Default, q, p.Doc)
-				}
-				tw.Flush()
-				fmt.Fprintln(env.Stdout)
-			}
-			return nil
+			return study.WriteParams(env.Stdout)
 		},
 	}
 }
