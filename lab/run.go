@@ -2,7 +2,11 @@ package lab
 
 import (
 	"context"
+	"fmt"
+	"io"
+	"strings"
 
+	"github.com/pglab/pglab/env"
 	"github.com/pglab/pglab/results"
 	"github.com/pglab/pglab/study"
 )
@@ -32,6 +36,31 @@ func (r *Result) Measured() int {
 		n += len(o.Measurements)
 	}
 	return n
+}
+
+// WriteSetup prints where the comparison ran: a line per target (name,
+// PostgreSQL version, data checksums, connection), under it its
+// environment, if any (the profile, then each limit and whether it held),
+// and then the set-up's notes.
+func (r *Result) WriteSetup(w io.Writer) error {
+	var b strings.Builder
+	for _, t := range r.Targets {
+		cs := "off"
+		if t.DataChecksums {
+			cs = "on"
+		}
+		fmt.Fprintf(&b, "  %s: PostgreSQL %s, data checksums %s (%s)\n", t.Name, t.ServerVersion, cs, t.Conn)
+		if rec, ok := env.RecordOf(t.Extra); ok {
+			for i, l := range rec.Lines() {
+				fmt.Fprintf(&b, "%s%s\n", strings.Repeat("  ", 2+min(i, 1)), l)
+			}
+		}
+	}
+	for _, n := range r.Notes {
+		fmt.Fprintf(&b, "  note: %s\n", n)
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
 }
 
 // Run runs a comparison from start to end: it checks spec, starts or

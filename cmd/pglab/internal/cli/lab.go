@@ -2,8 +2,6 @@ package cli
 
 import (
 	"context"
-	"fmt"
-	"io"
 	"strings"
 
 	"github.com/pglab/pglab/dataset"
@@ -101,16 +99,4 @@ func profileNames() []string {
 		out = append(out, p.Name)
 	}
 	return out
-}
-
-// writeEnvLines prints a target's environment under its line: the
-// profile, then each limit and whether it holds.
-func writeEnvLines(w io.Writer, t results.Target) {
-	r, ok := env.RecordOf(t.Extra)
-	if !ok {
-		return
-	}
-	for i, l := range r.Lines() {
-		fmt.Fprintf(w, "%s%s\n", strings.Repeat("  ", 2+min(i, 1)), l)
-	}
 }

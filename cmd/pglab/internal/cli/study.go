@@ -107,26 +107,14 @@ func newStudyListCmd(env *Env) *cobra.Command {
 	}
 }
 
-func writeTargetsLine(w io.Writer, targets []results.Target) {
-	for _, t := range targets {
-		cs := "off"
-		if t.DataChecksums {
-			cs = "on"
-		}
-		fmt.Fprintf(w, "  %s: PostgreSQL %s, data checksums %s (%s)\n", t.Name, t.ServerVersion, cs, t.Conn)
-		writeEnvLines(w, t)
-	}
-}
-
 // writeStudyText prints a study's outcome: what ran where, the set-up
 // notes, then each case's primary metrics (every metric with details).
 func writeStudyText(w io.Writer, ds *runs.Dataset, res *lab.Result, store string, details bool) error {
 	out := res.Outcomes[0]
 	info := out.Info
 	fmt.Fprintf(w, "%s — %s (%s)\n%d repetition(s); run %s stored in %s\n", info.Name, info.Title, info.Source, out.Reps, res.RunID, store)
-	writeTargetsLine(w, res.Targets)
-	for _, n := range res.Notes {
-		fmt.Fprintf(w, "  note: %s\n", n)
+	if err := res.WriteSetup(w); err != nil {
+		return err
 	}
 	return report.WriteTextOpts(w, ds, view.Options{Brief: !details})
 }
