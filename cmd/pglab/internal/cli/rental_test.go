@@ -300,7 +300,7 @@ func TestReplayRentalIDs(t *testing.T) {
 
 	// An A/A replay of the shop calls nothing.
 	dir := t.TempDir()
-	r := run(t, "--quiet", "compare", "--aa", "--versions", "17", "--studies", "replay", "--out", filepath.Join(dir, "aa"),
+	r := run(t, "--quiet", "compare", "--aa", "--versions", "17", "--reps", "6", "--studies", "replay", "--out", filepath.Join(dir, "aa"),
 		"--param", "replay.workload="+c.workload, "--param", "replay.data="+c.data, "--store", filepath.Join(dir, "r.db"))
 	if r.code != 0 {
 		t.Fatalf("A/A: exit %d: %s", r.code, r.stderr)

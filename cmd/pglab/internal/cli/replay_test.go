@@ -395,7 +395,7 @@ func TestReplayKnownTruth(t *testing.T) {
 	app := appWorkload(t)
 	dir := t.TempDir()
 	out := filepath.Join(dir, "report")
-	args := append([]string{"--quiet", "compare", "--versions", "17", "--config", "a:enable_indexscan=on",
+	args := append([]string{"--quiet", "compare", "--versions", "17", "--reps", "6", "--config", "a:enable_indexscan=on",
 		"--config", "b:enable_indexscan=off,enable_bitmapscan=off", "--set", "max_parallel_workers_per_gather=0",
 		"--studies", "replay", "--store", filepath.Join(dir, "r.db"), "--out", out}, replayArgs(app.csv, app.dataPath)...)
 	r := run(t, args...)
@@ -467,7 +467,7 @@ func TestReplayKnownTruth(t *testing.T) {
 		}
 	}
 
-	aa := append([]string{"--quiet", "compare", "--aa", "--versions", "17", "--set", "max_parallel_workers_per_gather=0",
+	aa := append([]string{"--quiet", "compare", "--aa", "--versions", "17", "--reps", "6", "--set", "max_parallel_workers_per_gather=0",
 		"--studies", "replay", "--store", filepath.Join(dir, "r.db"), "--out", filepath.Join(dir, "aa")}, replayArgs(app.csv, app.dataPath)...)
 	r = run(t, aa...)
 	if r.code != 0 {
@@ -490,7 +490,7 @@ func TestReplayVersions(t *testing.T) {
 	app := appWorkload(t)
 	dir := t.TempDir()
 	out := filepath.Join(dir, "report")
-	args := append([]string{"--quiet", "compare", "--versions", "16,17", "--studies", "replay",
+	args := append([]string{"--quiet", "compare", "--versions", "16,17", "--reps", "6", "--studies", "replay",
 		"--store", filepath.Join(dir, "r.db"), "--out", out}, replayArgs(app.json, app.dataPath)...)
 	r := run(t, args...)
 	if r.code != 0 {
