@@ -427,3 +427,34 @@ func TestMeasureSameBelowFloor(t *testing.T) {
 		t.Errorf("the case that moved by 7 %%: %s", c.OutcomeText())
 	}
 }
+
+// TestMeasureCaseShortOfFirstLook: a measure analysed while one of its
+// cases has fewer paired rounds than the design's first look (its last
+// round disturbed, or the stopping rule looking mid-run) is analysed, the
+// short case unresolved, never a crash.
+func TestMeasureCaseShortOfFirstLook(t *testing.T) {
+	var cells []Cell
+	for k, rounds := range [][]int{{1, 2, 3, 4}, {1, 2, 3}} {
+		a, b := make([]float64, len(rounds)), make([]float64, len(rounds))
+		for i := range a {
+			a[i], b[i] = 100+float64(i), 101+float64(i)
+		}
+		cells = append(cells, Cell{
+			Key: fmt.Sprintf("c%d", k), Measure: "m", Callable: true,
+			Design: &Design{Looks: []int{4, 6, 8, 10}, Family: 2},
+			Input: Input{
+				Metric:   Metric{Name: "t", Unit: Milliseconds, Direction: LowerIsBetter},
+				Baseline: "a", Order: []string{"a", "b"},
+				Samples: map[string][]float64{"a": a, "b": b},
+				Rounds:  map[string][]int{"a": rounds, "b": rounds},
+			},
+		})
+	}
+	f, err := AnalyzeFamily(cells, Options{Paired: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c, _ := f.Change("c1", "b"); c.Called || c.Outcome == OutcomeSame {
+		t.Errorf("a case short of its first look: %s", c.OutcomeText())
+	}
+}

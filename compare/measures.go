@@ -30,7 +30,7 @@ func (g *measureGroup) test(alpha float64) {
 	r.Tested = true
 	zs := make([]float64, len(g.paired))
 	for i, pc := range g.paired {
-		zs[i] = pc.seq.z[len(pc.seq.z)-1]
+		zs[i] = pc.seq.zAt(math.MaxInt) // 0 for a case short of its first look
 	}
 	r.RawP = stoufferP(zs)
 	r.P = r.RawP

@@ -111,23 +111,43 @@ func (a Args) Fill(spec *Spec) error {
 	return spec.SetConfigs(configs)
 }
 
-// fillReps reads --reps and --budget.
+// RepsEnv and BudgetEnv name the environment variables that stand for
+// --reps and --budget when they are not given (PGLAB_REPS=auto:10 in a
+// CI job runs every comparison of it at most 10 rounds a case).
+const RepsEnv, BudgetEnv = "PGLAB_REPS", "PGLAB_BUDGET"
+
+// fillReps reads --reps and --budget, or $PGLAB_REPS and $PGLAB_BUDGET
+// in their place.
 func (a Args) fillReps(spec *Spec) error {
-	n, capN, err := ParseReps(a.Reps)
+	reps, repsName := orEnv(a.Reps, RepsEnv, "{reps}")
+	n, capN, err := ParseReps(reps)
 	if err != nil {
-		return inputError("", "{reps}: %w", err)
+		return inputError("", "%s: %w", repsName, err)
 	}
 	spec.Reps, spec.RepsCap = n, capN
-	if a.Budget == "" {
+	budget, budgetName := orEnv(a.Budget, BudgetEnv, "{budget}")
+	if budget == "" {
 		return nil
 	}
-	if spec.Budget, err = ParseBudget(a.Budget); err != nil {
-		return inputError("", "{budget}: %w", err)
+	if spec.Budget, err = ParseBudget(budget); err != nil {
+		return inputError("", "%s: %w", budgetName, err)
 	}
 	if n > 0 {
-		return inputError("", "{budget} goes with {reps} auto: a fixed {reps} %d runs every repetition", n)
+		return inputError("", "%s goes with %s auto: a fixed %s %d runs every repetition", budgetName, repsName, repsName, n)
 	}
 	return nil
+}
+
+// orEnv is a flag's value, or the environment variable env's when the
+// flag is empty, with the name an error should give it.
+func orEnv(value, env, flag string) (string, string) {
+	if value != "" {
+		return value, flag
+	}
+	if v := os.Getenv(env); v != "" {
+		return v, "$" + env
+	}
+	return "", flag
 }
 
 // parseConfig reads --config NAME:k=v,k=v.

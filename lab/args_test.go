@@ -4,6 +4,7 @@ import (
 	"errors"
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestArgsFill(t *testing.T) {
@@ -40,5 +41,39 @@ func TestArgsFill(t *testing.T) {
 	}
 	if _, err := ParseChecksums("maybe"); err == nil || err.Error() != `--checksums must be on or off: got "maybe"` {
 		t.Errorf("checksums maybe: %v", err)
+	}
+}
+
+// TestRepsFromEnvironment: $PGLAB_REPS and $PGLAB_BUDGET stand for
+// --reps and --budget when those are not given, a flag wins over them,
+// and a bad value is refused under the variable's name.
+func TestRepsFromEnvironment(t *testing.T) {
+	t.Setenv(RepsEnv, "auto:10")
+	t.Setenv(BudgetEnv, "3m")
+	var s Spec
+	if err := (Args{Versions: "17"}).Fill(&s); err != nil {
+		t.Fatal(err)
+	}
+	if s.Reps != 0 || s.RepsCap != 10 || s.Budget != 3*time.Minute {
+		t.Errorf("from the environment: reps %d, cap %d, budget %v; want auto:10 and 3m", s.Reps, s.RepsCap, s.Budget)
+	}
+	s = Spec{}
+	if err := (Args{Versions: "17", Reps: "auto:20", Budget: "none"}).Fill(&s); err != nil {
+		t.Fatal(err)
+	}
+	if s.RepsCap != 20 || s.Budget != NoBudget {
+		t.Errorf("flags over the environment: cap %d, budget %v; want 20 and none", s.RepsCap, s.Budget)
+	}
+	for _, c := range []struct{ reps, budget, want string }{
+		{"many", "", "$PGLAB_REPS: want auto"},
+		{"auto", "soon", "$PGLAB_BUDGET: "},
+		{"5", "3m", "$PGLAB_BUDGET goes with $PGLAB_REPS auto: a fixed $PGLAB_REPS 5 runs"},
+	} {
+		t.Setenv(RepsEnv, c.reps)
+		t.Setenv(BudgetEnv, c.budget)
+		err := (Args{Versions: "17"}).Fill(&Spec{})
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("PGLAB_REPS=%s PGLAB_BUDGET=%s: err %v, want %q", c.reps, c.budget, err, c.want)
+		}
 	}
 }

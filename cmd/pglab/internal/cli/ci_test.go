@@ -118,7 +118,7 @@ func TestCompareFailOnJUnit(t *testing.T) {
 	summary := filepath.Join(dir, "summary.md")
 	t.Setenv("GITHUB_STEP_SUMMARY", summary)
 	t.Setenv("GITHUB_ACTIONS", "true")
-	vacuum := []string{"--studies", "vacuum", "--param", "vacuum.rows=1000", "--param", "vacuum.cases=95:index", "--reps", "6"}
+	vacuum := []string{"--studies", "vacuum", "--param", "vacuum.rows=1000", "--param", "vacuum.cases=95:index", "--reps", "10"}
 	configs := []string{"--versions", "17", "--config", "fast:vacuum_cost_delay=0", "--config", "slow:vacuum_cost_delay=10ms,vacuum_cost_limit=10"}
 
 	// Usage errors: 64, nothing run, nothing written.

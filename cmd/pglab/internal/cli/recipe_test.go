@@ -21,6 +21,7 @@ import (
 	"testing"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/pglab/pglab/lab"
 	"github.com/pglab/pglab/pgserver"
 	"github.com/pglab/pglab/pgserver/pgtest"
 )
@@ -113,22 +114,14 @@ func (r *recipeRun) fill(line string) string {
 	})
 }
 
-// testRounds is what the recipe's comparisons run here instead of --reps
-// auto (up to 40 rounds a case, minutes each): the same commands, fewer
-// rounds, to keep the suite under CI's time.
-const testRounds = "6"
-
-// capRounds gives a pglab compare line of the recipe a fixed number of
-// rounds (testRounds); other lines are returned as they are.
-func capRounds(line string) string {
-	if !strings.HasPrefix(line, "pglab compare ") {
-		return line
-	}
-	return line + " --reps " + testRounds
-}
+// testReps is $PGLAB_REPS for the recipe's commands: its comparisons,
+// as written (--reps auto, up to 40 rounds a case), at a fixed 6 rounds,
+// as a CI job shortens its runs, to keep the suite under CI's time.
+const testReps = "6"
 
 // TestReadmeRecipe: README's capture → replay recipe, followed word for
-// word (its comparisons at testRounds rounds) against a managed 17 running the DVD-rental application in
+// word (its comparisons at $PGLAB_REPS=testReps) against a managed 17
+// running the DVD-rental application in
 // database app: the settings applied (and, apart, reverted), the data
 // dumped with pglab pg dump --instance, the log captured with pglab
 // capture --instance (every statement the application sent, each with its
@@ -143,6 +136,7 @@ func TestReadmeRecipe(t *testing.T) {
 		t.Fatalf("README's recipe has %d commands, this test knows 8 (settings, revert, apply, dump, revert, capture, replay, A/A): %q", len(lines), lines)
 	}
 	t.Setenv("XDG_STATE_HOME", pgtest.TempDir(t))
+	t.Setenv(lab.RepsEnv, testReps)
 	t.Setenv("XDG_DATA_HOME", t.TempDir())
 	r := &recipeRun{t: t, bin: pglabBinary(t), dir: t.TempDir()}
 	r.dsn = r.pglab("--quiet", "pg", "start", "--versions", "17", "--name", "shop")
@@ -161,7 +155,7 @@ func TestReadmeRecipe(t *testing.T) {
 
 	var captured, replayed, aa string
 	for _, line := range lines {
-		out := r.shell(capRounds(r.fill(line)))
+		out := r.shell(r.fill(line))
 		switch {
 		case strings.HasPrefix(line, "psql") && strings.Contains(line, "capture-on.sql"):
 			// "then restart the server once if logging_collector was off (an

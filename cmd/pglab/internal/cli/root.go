@@ -10,6 +10,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"runtime/debug"
 	"sort"
 	"strings"
 	"sync"
@@ -60,7 +61,7 @@ func register(order int, build func(*Env) *cobra.Command) {
 func Main(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
 	defer func() {
 		if r := recover(); r != nil {
-			fmt.Fprintf(stderr, "pglab: internal error: %v (please report this)\n", r)
+			fmt.Fprintf(stderr, "pglab: internal error: %v (please report this%s)\n", r, crashFile(r))
 			code = exitInternal
 		}
 	}()
@@ -213,4 +214,19 @@ func unknownCommand(c *cobra.Command, args []string) error {
 		msg += "; did you mean " + strings.Join(s, " or ") + "?"
 	}
 	return commandUsage(c, errors.New(msg))
+}
+
+// crashFile writes where an internal error happened (the goroutine's
+// stack) to a file in the temporary directory and returns ", with FILE"
+// for the line that reports it; empty when it cannot be written.
+func crashFile(r any) string {
+	f, err := os.CreateTemp("", "pglab-crash-*.txt")
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	if _, err := fmt.Fprintf(f, "pglab %s: %v\n\n%s", buildinfo.String(), r, debug.Stack()); err != nil {
+		return ""
+	}
+	return ", with " + f.Name()
 }
