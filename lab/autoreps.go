@@ -123,7 +123,8 @@ func ownTests(p *results.Presentation) int {
 }
 
 // Looks returns the design's looks for a study whose cases it chooses
-// (each times the study's Plan.LookScale at the seeds' sizes), and
+// (each times the study's Plan.LookScale at the seeds' sizes, its
+// Plan.QuickLookScale under --quick), and
 // starts the study's share of the budget.
 func (a *autoReps) Looks(name string, plan study.Plan) []int {
 	a.budget.begin(name)
@@ -131,10 +132,14 @@ func (a *autoReps) Looks(name string, plan study.Plan) []int {
 		return nil
 	}
 	d := a.design
-	if plan.LookScale > 1 && !a.quick {
+	scale := plan.LookScale
+	if a.quick {
+		scale = plan.QuickLookScale
+	}
+	if scale > 1 {
 		d.Looks = make([]int, len(a.design.Looks))
 		for i, l := range a.design.Looks {
-			d.Looks[i] = l * plan.LookScale
+			d.Looks[i] = l * scale
 		}
 	}
 	a.mu.Lock()

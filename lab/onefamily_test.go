@@ -23,7 +23,7 @@ func TestFloorOneFamily(t *testing.T) {
 	}
 	plan, _ := runsOf[0].Study.Plan(runsOf[0].Params)
 	cases := plan.Cases[:2]
-	const n = 8
+	const n = 16 // quick commit's first look: 4 of the design's rounds of 2000 updates, in quarters
 	var ms []results.Measurement
 	for ci, c := range cases {
 		for rep := 1; rep <= n; rep++ {
@@ -68,7 +68,7 @@ func TestFloorOneFamily(t *testing.T) {
 			Targets:      []results.Target{{Name: "pg16"}, {Name: "pg17"}},
 			Measurements: ms,
 			Studies:      []runs.StudyInfo{{Name: "commit", Version: info.Version, Presentation: info.Presentation}},
-			Reps:         []results.StudyReps{{Study: "commit", Looks: a.design.Looks, Cases: []results.CaseReps{{Labels: cases[0].Labels, N: n}, {Labels: cases[1].Labels, N: n}}}},
+			Reps:         []results.StudyReps{{Study: "commit", Looks: a.Looks("commit", plan), Cases: []results.CaseReps{{Labels: cases[0].Labels, N: n}, {Labels: cases[1].Labels, N: n}}}},
 			MinChange:    floor,
 		}
 	}

@@ -122,6 +122,13 @@ type Plan struct {
 	// often as the others, after this many times their rounds. Under a
 	// fixed count Reps says how many slices.
 	LookScale int
+	// QuickLookScale is LookScale under --quick: a study whose quick
+	// rounds are split into this many shorter ones (commit: 500 updates
+	// a round where the seed's unit is 2000), so that the two targets'
+	// runs of a case follow one another more closely and a cheap case
+	// spends its rounds where pairing them takes out more of the
+	// machine's drift.
+	QuickLookScale int
 }
 
 // Study is one experiment. The runner calls Setup once per target, then
