@@ -28,7 +28,9 @@ import "math"
 //
 // Whether the client does the same work on every target is the study's
 // to say (a version that sends fewer bytes changes it, as 17's COPY TO
-// does: results.Presentation.SpeedCovariate). Every change of a study
+// does; a client that waits on one statement spends its CPU in its
+// samplers, in proportion to the step's time, and is no covariate:
+// results.Presentation.SpeedCovariate). Every change of a study
 // that says so is adjusted from covariateMin rounds on, whatever the
 // covariate's correlation or imbalance: choosing by them would leave the
 // unadjusted test on exactly the rounds where the machine's speed moved

@@ -56,7 +56,9 @@ type Presentation struct {
 	// machine's speed alone, and the study's times are adjusted for it
 	// (compare's covariate.go). A study whose client's work depends on
 	// the target (COPY TO's message sizes, a timed load's transactions)
-	// leaves it false.
+	// leaves it false, as does one whose client mostly waits for one
+	// statement (VACUUM, a scan): its CPU is then its samplers', which
+	// grows with the step's time, a proxy of the figure itself.
 	SpeedCovariate bool `json:"speed_covariate,omitempty"`
 }
 
