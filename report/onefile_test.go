@@ -148,7 +148,10 @@ func TestNewStudyIsOneFile(t *testing.T) {
 	}
 	md := b.String()
 	for _, want := range []string{
-		"| series-count | Time to count the series | 2 cases |",
+		// Its summary row, whatever its outcome: the two databases share
+		// one server and a machine whose other tests run beside this one,
+		// so whether their counts differ is not this test's to say.
+		"| series-count | Time to count the series | ",
 		"## series-count — count(\\*) over generate_series (a test of report)",
 		"### Time to count the series\n\n| rows generated | counted | a | b | b vs a |",
 		"| 1000 | ≈1,000 rows | ",
