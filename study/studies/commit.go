@@ -37,7 +37,7 @@ func (commitStudy) Info() study.Info {
 		Source: "seed 004",
 		Params: []study.Param{
 			{Name: "rows", Kind: study.KindInt, Default: "10000", Quick: "2000", Min: 1, MinSet: true, Doc: "rows in benchmark_accounts"},
-			{Name: "updates", Kind: study.KindInt, Default: "10000", Quick: "500", Min: 1, MinSet: true, Doc: "single-row updates per repetition (under --quick a quarter of the 2000 a round used to run: --reps auto looks at its cases after 4× the others' rounds)"},
+			{Name: "updates", Kind: study.KindInt, Default: "10000", Quick: strconv.Itoa(commitQuickUpdates), Min: 1, MinSet: true, Doc: "single-row updates per repetition (under --quick a quarter of a round of 2000: --reps auto looks at commit's cases after 4× the other studies' rounds)"},
 			{Name: "tx_modes", Kind: study.KindList, Default: strings.Join(commitTxModes, ","), Choices: commitTxModes, Doc: "autocommit (a commit per update), transaction (one for all), batch (one per batch_size updates)"},
 			{Name: "batch_size", Kind: study.KindInt, Default: "100", Min: 1, MinSet: true, Doc: "updates per transaction in batch mode"},
 			{Name: "protocols", Kind: study.KindList, Default: strings.Join(commitProtocols, ","), Choices: commitProtocols, Doc: "simple query; extended with an unnamed statement prepared on every call; prepared once; pipelined"},
@@ -96,9 +96,13 @@ func (commitStudy) Plan(p study.Params) (study.Plan, error) {
 
 const commitTable = "benchmark_accounts"
 
-// commitQuickSplit is how many rounds of --quick's commit make one of the
-// 2000 updates it ran before: Plan.QuickLookScale.
-const commitQuickSplit = 4
+// commitQuickSplit is how many of --quick's commit rounds make one round
+// of 2000 updates, the unit its looks are counted in: Plan.QuickLookScale.
+// commitQuickUpdates is what one of them runs.
+const (
+	commitQuickSplit   = 4
+	commitQuickUpdates = 2000 / commitQuickSplit
+)
 
 func (commitStudy) Setup(ctx context.Context, s *study.Session) error {
 	s.WaitInterval = commitWaitInterval
