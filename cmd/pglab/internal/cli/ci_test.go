@@ -205,7 +205,7 @@ func TestStudyFailOn(t *testing.T) {
 	t.Cleanup(func() { run(t, "--quiet", "pg", "stop", "--all", "--remove") })
 	junit := filepath.Join(dir, "s.xml")
 	r := run(t, "--quiet", "study", "vacuum", "--target", "fast", "--target", "slow", "--param", "rows=1000", "--param", "cases=95:index",
-		"--reps", "8", "--store", filepath.Join(dir, "s.db"), "--fail-on", "regression", "--junit", junit)
+		"--reps", "16", "--store", filepath.Join(dir, "s.db"), "--fail-on", "regression", "--junit", junit)
 	if r.code != 3 || !strings.Contains(r.stderr, "pglab: regression: vacuum · 95 % updated, with index · VACUUM time: slow vs fast") {
 		t.Fatalf("study --fail-on regression: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
