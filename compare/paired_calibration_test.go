@@ -100,6 +100,10 @@ type pairedSim struct {
 	model pairedModel
 	// shift returns the true ratio of a cell (1 for none).
 	shift func(study string, measure, cas int) float64
+	// split, when set, is the study whose rounds are a quarter as long
+	// as the model's (commit's quick rounds of 500 updates where the
+	// seed's unit is 2000): its run noise is twice the model's.
+	split string
 }
 
 // simCell is one cell's data: values in round order on each side.
@@ -139,6 +143,10 @@ func (s pairedSim) draw(rng *rand.Rand, rounds int) []simCell {
 					shift = s.shift(st.study, m, c)
 				}
 				cell := simCell{key: fmt.Sprintf("%s/%d/%d", st.study, c, m), measure: fmt.Sprintf("%s/%d", st.study, m), shift: shift}
+				if st.study == s.split {
+					one := noise
+					noise = func(rng *rand.Rand) float64 { v := one(rng); return v * v }
+				}
 				for r := range rounds {
 					b := 1000 * load[r] * noise(rng)
 					t := 1000 * shift * load[r] * noise(rng)
@@ -307,8 +315,11 @@ func TestPairedCalibrationPower(t *testing.T) {
 // runner does, study by study: every case to the first look, then at
 // each look each case still running asks DecideCases and goes on to the
 // next look unless done. It returns the report's family on the data the
-// cases ended with, and the mean rounds per case.
-func sequentialReport(t *testing.T, cells []simCell, shape pairedShape, d Design) (*Family, float64) {
+// cases ended with, and the mean rounds per case. The study split, when
+// set, is looked at after four times d's rounds, as the runner scales
+// the looks of a study by its Plan.QuickLookScale.
+func sequentialReport(t *testing.T, cells []simCell, shape pairedShape, d Design, split string) (*Family, float64) {
+	designs := map[string]*Design{}
 	reached := make([]int, len(cells)) // rounds per cell
 	caseOf := func(key string) string { return key[:strings.LastIndex(key, "/")] }
 	studyOf := func(key string) string { return key[:strings.Index(key, "/")] }
@@ -324,20 +335,25 @@ func sequentialReport(t *testing.T, cells []simCell, shape pairedShape, d Design
 		for _, i := range idx {
 			active[caseOf(cells[i].key)] = true
 		}
-		for k, look := range d.Looks {
+		sd, unit := d, 1
+		if st.study == split {
+			sd, unit = scaledDesign(d, 4), 4
+			designs[st.study] = &sd
+		}
+		for k, look := range sd.Looks {
 			for _, i := range idx {
 				if active[caseOf(cells[i].key)] {
 					reached[i] = look
 				}
 			}
-			if k == len(d.Looks)-1 {
+			if k == len(sd.Looks)-1 {
 				break
 			}
 			var fam []Cell
 			for _, i := range idx {
 				fam = append(fam, familyCells(cells[i:i+1], reached[i])...)
 			}
-			looks, err := d.DecideCases(fam, func(c Cell) string { return caseOf(c.Key) }, Options{})
+			looks, err := sd.DecideCases(fam, func(c Cell) string { return caseOf(c.Key) }, Options{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -351,20 +367,32 @@ func sequentialReport(t *testing.T, cells []simCell, shape pairedShape, d Design
 		for _, i := range idx {
 			if c := caseOf(cells[i].key); !seen[c] {
 				seen[c] = true
-				totalRounds += reached[i]
+				totalRounds += reached[i] / unit
 				cases++
 			}
 		}
 	}
 	var fam []Cell
 	for i := range cells {
-		fam = append(fam, familyCells(cells[i:i+1], reached[i])...)
+		c := familyCells(cells[i:i+1], reached[i])[0]
+		c.Design = designs[studyOf(cells[i].key)]
+		fam = append(fam, c)
 	}
 	f, err := AnalyzeFamily(fam, Options{Paired: true, Design: &d})
 	if err != nil {
 		t.Fatal(err)
 	}
 	return f, float64(totalRounds) / float64(cases)
+}
+
+// scaledDesign returns d with every look k times later.
+func scaledDesign(d Design, k int) Design {
+	looks := make([]int, len(d.Looks))
+	for i, l := range d.Looks {
+		looks[i] = k * l
+	}
+	d.Looks = looks
+	return d
 }
 
 // TestPairedCalibrationAuto simulates --reps auto with a paired design
@@ -385,7 +413,7 @@ func TestPairedCalibrationAuto(t *testing.T) {
 			rounds := 0.0
 			for range reports {
 				cells := sim.draw(rng, d.Cap())
-				f, mean := sequentialReport(t, cells, quickPaired, d)
+				f, mean := sequentialReport(t, cells, quickPaired, d, "")
 				tally.add(f, cells)
 				rounds += mean
 			}

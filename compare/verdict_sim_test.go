@@ -60,10 +60,11 @@ func pglabFixed(n int) simProcedure {
 	}
 }
 
-// pglabAuto is pglab's --reps auto with design d.
-func pglabAuto(d Design) simProcedure {
+// pglabAuto is pglab's --reps auto with design d; split names the study
+// whose rounds are split in four (pairedSim.split), "" for none.
+func pglabAuto(d Design, split string) simProcedure {
 	return func(t *testing.T, cells []simCell) ([]bool, []bool, float64) {
-		f, rounds := sequentialReport(t, cells, quickPaired, d)
+		f, rounds := sequentialReport(t, cells, quickPaired, d, split)
 		called, same := outcomes(f)
 		return called, same, rounds
 	}
@@ -155,25 +156,41 @@ func share(k, n int) float64 { return 100 * float64(k) / float64(max(n, 1)) }
 // start, looks after every pair of rounds, the default cap.
 func verdictDesign() Design { return PlanPairedDesign(77, 0.05, 4, 0) }
 
+// verdictProc is one column of the table: its name, its analysis, the
+// rounds drawn for it, and the study whose rounds it splits.
+type verdictProc struct {
+	name  string
+	proc  simProcedure
+	draw  int
+	split string
+}
+
+// verdictProcs are the table's columns: the plain test and pglab at 10
+// rounds, pglab under --reps auto, and pglab under --reps auto with
+// commit's rounds split in four (a quarter the updates, twice the run
+// noise) and looked at after four times the rounds, as --quick runs it
+// (Plan.QuickLookScale).
+func verdictProcs() []verdictProc {
+	d := verdictDesign()
+	return []verdictProc{
+		{"plain t, Bonferroni, n=10", plainBonferroni(10), 10, ""},
+		{"pglab n=10", pglabFixed(10), 10, ""},
+		{"pglab auto", pglabAuto(d, ""), d.Cap(), ""},
+		{"pglab auto, commit split", pglabAuto(d, "commit"), 4 * d.Cap(), "commit"},
+	}
+}
+
 // TestVerdictsOneCase: a change confined to one of commit's twelve cases
 // is called as surely as the plain paired t test with Bonferroni calls it,
 // at 10 rounds and under --reps auto.
 func TestVerdictsOneCase(t *testing.T) {
 	reports := 60 * calibrationScale(t)
-	procs := []struct {
-		name string
-		proc simProcedure
-		draw int
-	}{
-		{"plain t, Bonferroni, n=10", plainBonferroni(10), 10},
-		{"pglab n=10", pglabFixed(10), 10},
-		{"pglab auto", pglabAuto(verdictDesign()), verdictDesign().Cap()},
-	}
+	procs := verdictProcs()
 	for _, vm := range verdictModels {
 		for _, shift := range []float64{1.25, 1.50} {
-			sim := pairedSim{shape: quickPaired, model: vm.model, shift: oneCaseShift(shift)}
 			var plain float64
 			for i, p := range procs {
+				sim := pairedSim{shape: quickPaired, model: vm.model, shift: oneCaseShift(shift), split: p.split}
 				var r simRates
 				r.run(t, sim, reports, 36, p.draw, p.proc)
 				power := share(r.shiftedCalled, r.shifted)
@@ -207,20 +224,12 @@ func TestVerdictsFalseSame(t *testing.T) {
 	reports := 20 * calibrationScale(t)
 	for _, vm := range verdictModels {
 		for _, shift := range []float64{1.10, 1.08} {
-			sim := pairedSim{shape: quickPaired, model: vm.model, shift: everyCellShift(shift)}
-			for _, p := range []struct {
-				name string
-				proc simProcedure
-				draw int
-			}{
-				{"plain t, n=10", plainBonferroni(10), 10},
-				{"pglab n=10", pglabFixed(10), 10},
-				{"pglab auto", pglabAuto(verdictDesign()), verdictDesign().Cap()},
-			} {
+			for _, p := range verdictProcs() {
+				sim := pairedSim{shape: quickPaired, model: vm.model, shift: everyCellShift(shift), split: p.split}
 				var r simRates
 				r.run(t, sim, reports, 37, p.draw, p.proc)
 				same := share(r.shiftedSame, r.shifted)
-				t.Logf("%s, every cell +%.0f %%, %-14s: said same %4.2f %% of %d cells, called %.1f %%; %.1f rounds a case",
+				t.Logf("%s, every cell +%.0f %%, %-26s: said same %4.2f %% of %d cells, called %.1f %%; %.1f rounds a case",
 					vm.name, (shift-1)*100, p.name, same, r.shifted, share(r.shiftedCalled, r.shifted), r.rounds/float64(r.reports))
 				limit := map[float64]float64{1.10: 2, 1.08: 5}[shift]
 				if !strings.HasPrefix(p.name, "plain") && same > limit+slack(limit, r.shifted) {
@@ -236,20 +245,12 @@ func TestVerdictsFalseSame(t *testing.T) {
 func TestVerdictsAA(t *testing.T) {
 	reports := 100 * calibrationScale(t)
 	for _, vm := range verdictModels {
-		sim := pairedSim{shape: quickPaired, model: vm.model}
-		for _, p := range []struct {
-			name string
-			proc simProcedure
-			draw int
-		}{
-			{"plain t, n=10", plainBonferroni(10), 10},
-			{"pglab n=10", pglabFixed(10), 10},
-			{"pglab auto", pglabAuto(verdictDesign()), verdictDesign().Cap()},
-		} {
+		for _, p := range verdictProcs() {
+			sim := pairedSim{shape: quickPaired, model: vm.model, split: p.split}
 			var r simRates
 			r.run(t, sim, reports, 38, p.draw, p.proc)
 			got := share(r.withCall, r.reports)
-			t.Logf("%s, A/A, %-14s: %d/%d reports with a call (%.1f %%); %.1f rounds a case", vm.name, p.name, r.withCall, r.reports, got, r.rounds/float64(r.reports))
+			t.Logf("%s, A/A, %-26s: %d/%d reports with a call (%.1f %%); %.1f rounds a case", vm.name, p.name, r.withCall, r.reports, got, r.rounds/float64(r.reports))
 			if !strings.HasPrefix(p.name, "plain") && got > 5+slack(5, r.reports) {
 				t.Errorf("%s A/A %s: %.1f %% of reports call something", vm.name, p.name, got)
 			}

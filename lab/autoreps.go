@@ -122,6 +122,9 @@ func ownTests(p *results.Presentation) int {
 	return k
 }
 
+// Exempt leaves the profiler's time out of the budget (study.Exempter).
+func (a *autoReps) Exempt(d time.Duration) { a.budget.exempt(d) }
+
 // Looks returns the design's looks for a study whose cases it chooses
 // (each times the study's Plan.LookScale at the seeds' sizes, its
 // Plan.QuickLookScale under --quick), and
@@ -292,6 +295,18 @@ func (b *budget) afford(d time.Duration) bool {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return time.Since(b.began)+d <= b.share
+}
+
+// exempt leaves d, just spent, out of the budget: the run's and the
+// current share's clocks start d later. A nil budget does nothing.
+func (b *budget) exempt(d time.Duration) {
+	if b == nil {
+		return
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.start = b.start.Add(d)
+	b.began = b.began.Add(d)
 }
 
 // leftInShare returns what is left of the current study's share, or −1

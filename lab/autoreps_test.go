@@ -195,6 +195,28 @@ func TestBudgetShares(t *testing.T) {
 	}
 }
 
+// TestBudgetExempt: the profiler's time, reported to the stopping rule,
+// is charged neither to the current study's share nor to the run's
+// budget for the studies after it.
+func TestBudgetExempt(t *testing.T) {
+	a := newAutoReps(&Spec{Quick: true}, 2)
+	a.budget = &budget{total: time.Hour, start: time.Now(), weights: map[string]int{"a": 1, "b": 1}, left: 2}
+	a.budget.begin("a")
+	a.budget.began = a.budget.began.Add(-20 * time.Minute) // 20 of its 30 minutes spent
+	a.budget.start = a.budget.start.Add(-20 * time.Minute)
+	var _ study.Exempter = a
+	a.Exempt(15 * time.Minute) // of which 15 profiling
+	if l := a.budget.leftInShare(); l < 24*time.Minute || l > 25*time.Minute {
+		t.Errorf("left in the share after 20 minutes, 15 of them the profiler's: %v, want 25 min", l)
+	}
+	a.budget.begin("b")
+	if s := a.budget.share; s < 54*time.Minute || s > 55*time.Minute {
+		t.Errorf("the next study's share: %v, want 55 min of the hour", s)
+	}
+	var none *budget
+	none.exempt(time.Minute) // no budget: nothing to do
+}
+
 // TestAutoRepsCaps: at a study's first look each case gets an equal part
 // of what is left of the study's share, in rounds of its own cost, on a
 // look between the first and the design's cap; without a budget every

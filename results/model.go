@@ -355,6 +355,10 @@ type StudyTime struct {
 	DataMS  float64 `json:"data_ms"`
 	BuildMS float64 `json:"build_ms"`
 	WaitMS  float64 `json:"wait_ms"`
+	// ProfileMS is the profiler's time under --profile (attaching perf,
+	// reading its samples), inside RepsMS, outside the measured steps and
+	// not charged to the run's budget.
+	ProfileMS float64 `json:"profile_ms,omitempty"`
 	// Cases split the repetitions' time per case.
 	Cases []CaseTime `json:"cases,omitempty"`
 	// Data says how each target's datasets were loaded.

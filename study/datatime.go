@@ -13,6 +13,9 @@ type caseTally struct {
 	c                           Case
 	reps                        int
 	run, measured, reset, waits time.Duration
+	// profile is the profiler's time in the case's steps (--profile):
+	// part of run, not of its cost to the budget.
+	profile time.Duration
 }
 
 // tallyLocked returns the current case's tally (s.mu held), nil outside a
@@ -46,6 +49,26 @@ func (s *Session) addRunTime(c Case, d time.Duration) {
 		t.run += d
 	}
 	s.cur, s.rep = cur, rep
+}
+
+// addProfileTime counts d of the profiler's time (attaching perf, reading
+// its samples) in the current repetition: not charged to the run's budget
+// (Exempter), nor to the case's cost per round.
+func (s *Session) addProfileTime(d time.Duration) {
+	if d <= 0 {
+		return
+	}
+	s.mu.Lock()
+	if t := s.tallyLocked(); t != nil {
+		t.profile += d
+	}
+	s.profiled += d
+	s.mu.Unlock()
+	if s.runner != nil {
+		if e, ok := s.runner.Stopping.(Exempter); ok {
+			e.Exempt(d)
+		}
+	}
 }
 
 // addDataUse records one load of a dataset: in a repetition a reset of

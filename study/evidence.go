@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/pglab/pglab/observe"
@@ -35,6 +36,9 @@ type evidence struct {
 	s         *Session
 	walSchema string // pg_walinspect's schema; "" when WAL is not read
 	prof      *observe.Profiler
+	// profTime is the time spent attaching perf, reading its samples
+	// and ending it: the profiler's cost of the step, outside it.
+	profTime time.Duration
 }
 
 // startEvidence makes ready what the step's evidence needs before its
@@ -108,7 +112,9 @@ func (ev *evidence) attachProfile(ctx context.Context) {
 		s.Unavailable(ProfileAbsentMetric, why)
 		return
 	}
+	began := time.Now()
 	p, err := observe.StartProfile(ctx, s.Target.DataDir)
+	ev.profTime += time.Since(began)
 	if err != nil {
 		why = "perf could not sample the server's processes: " + err.Error()
 		if ctx.Err() == nil {
@@ -141,11 +147,15 @@ func (ev *evidence) stopProfile() {
 	}
 }
 
-// close ends perf and removes its file, also when the step failed.
+// close ends perf and removes its file, also when the step failed, and
+// counts the profiler's time (Session.addProfileTime).
 func (ev *evidence) close() {
 	if ev.prof != nil {
+		began := time.Now()
 		ev.prof.Close()
+		ev.profTime += time.Since(began)
 	}
+	ev.s.addProfileTime(ev.profTime)
 }
 
 // record reads the step's WAL between the snapshots' positions and its
@@ -167,6 +177,8 @@ func (ev *evidence) record(ctx context.Context, obs *pgx.Conn, before, after *ob
 		}
 	}
 	if ev.prof != nil {
+		began := time.Now()
+		defer func() { ev.profTime += time.Since(began) }()
 		p, err := ev.prof.Profile(ctx)
 		if err != nil {
 			s.Unavailable(ProfileAbsentMetric, "perf could not read its samples: "+err.Error())

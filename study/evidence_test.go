@@ -137,6 +137,10 @@ func TestMeasureStepEvidence(t *testing.T) {
 			if stacks := string(store.artefact(CPUStacksArtefact)); !strings.Contains(stacks, "client backend;") || !strings.Contains(stacks, ";heap_vacuum_rel;") {
 				t.Errorf("artefact %s holds no client backend stack through heap_vacuum_rel:\n%.1500s", CPUStacksArtefact, stacks)
 			}
+			var tm results.StudyTime
+			if err := json.Unmarshal(store.artefact(results.StudyTimeArtefact), &tm); err != nil || tm.ProfileMS <= 0 || tm.ProfileMS >= tm.RepsMS {
+				t.Errorf("the study's time (%v) does not count the profiler's attach and read apart: %+v", err, tm)
+			}
 		})
 	}
 }

@@ -310,6 +310,7 @@ func (r *Runner) storeTime(ctx context.Context, study string, c *studyClock, ses
 	for _, s := range sessions {
 		s.mu.Lock()
 		st.MeasuredMS += ms(s.measured)
+		st.ProfileMS += ms(s.profiled)
 		st.Steps += s.steps
 		s.mu.Unlock()
 	}

@@ -53,6 +53,8 @@ type Session struct {
 	// measured is the time in measured steps, steps their number.
 	measured time.Duration
 	steps    int
+	// profiled is the profiler's time outside the steps (addProfileTime).
+	profiled time.Duration
 	// tallies split the repetitions' time per case (order: first seen);
 	// uses are the dataset loads; entries the cache entries held.
 	tallies map[string]*caseTally

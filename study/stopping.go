@@ -42,6 +42,15 @@ type Stopping interface {
 	Caps(study string, costs map[string]time.Duration) map[string]int
 }
 
+// Exempter is a Stopping whose budget leaves out time the user asked to
+// spend beside the measurement: the profiler's (--profile), whose attach
+// and read would otherwise cut every case's rounds to a fraction of those
+// of the same run unprofiled. The runner reports that time as it is spent.
+type Exempter interface {
+	// Exempt leaves d, just spent, out of the budget.
+	Exempt(d time.Duration)
+}
+
 // CaseReps is how many repetitions per target a case ran, and why it
 // stopped there under --reps auto.
 type CaseReps struct {
@@ -185,7 +194,8 @@ func (rs *runState) measurements() []results.Measurement {
 }
 
 // roundCost returns what one round of case c has cost so far on average:
-// its repetitions' time on every target over the rounds run.
+// its repetitions' time on every target over the rounds run, the
+// profiler's left out (Exempter).
 func (rs *runState) roundCost(c Case) time.Duration {
 	key := results.CaseKey(c.Labels)
 	var total time.Duration
@@ -193,7 +203,7 @@ func (rs *runState) roundCost(c Case) time.Duration {
 	for _, s := range rs.sessions {
 		s.mu.Lock()
 		if t, ok := s.tallies[key]; ok {
-			total += t.run
+			total += t.run - t.profile
 			rounds = max(rounds, t.reps)
 		}
 		s.mu.Unlock()

@@ -162,5 +162,6 @@ type TimeRow struct {
 	MeasuredPct                             string
 	TookDur, MeasuredDur, ResetDur, WaitDur time.Duration
 	servers                                 time.Duration
+	profile                                 time.Duration // the profiler's, inside set-up
 	isCase                                  bool
 }

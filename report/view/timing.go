@@ -35,6 +35,7 @@ func (v *Report) buildTimes() {
 			total.MeasuredDur += row.MeasuredDur
 			total.ResetDur += row.ResetDur
 			total.WaitDur += row.WaitDur
+			total.profile += msDuration(st.ProfileMS)
 		}
 		if i, ok := records[rt.Run]; ok {
 			r := v.Data.RunRecords()[i]
@@ -44,7 +45,7 @@ func (v *Report) buildTimes() {
 		}
 		total.TookDur += rt.Servers
 		row := newTimeRow(run, total.Study, total.TookDur, total.MeasuredDur, total.ResetDur, total.WaitDur)
-		row.servers = rt.Servers
+		row.servers, row.profile = rt.Servers, total.profile
 		v.Times = append(v.Times, row)
 		v.TimeLines = append(v.TimeLines, row.line())
 	}
@@ -85,6 +86,9 @@ func (r TimeRow) line() string {
 	s += "; set-up " + r.Setup
 	if r.servers > 0 {
 		s += ", of which " + formatSpan(r.servers) + " starting the servers"
+	}
+	if r.profile > 0 {
+		s += "; the profiler " + formatSpan(r.profile) + " of the set-up (attaching perf and reading its samples, each step; not charged to the budget)"
 	}
 	if r.ResetDur > 0 {
 		s += "; resets of the data " + r.Reset

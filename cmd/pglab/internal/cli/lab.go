@@ -23,7 +23,7 @@ func registerTargetFlags(fs *pflag.FlagSet, a *lab.Args) {
 	fs.StringVar(&a.Store, "store", "", "results store: an SQLite file path or a postgres:// DSN (default "+defaultStoreText()+")")
 	fs.BoolVar(&a.NoInstall, "no-install", false, "fail instead of installing missing PostgreSQL versions")
 	fs.BoolVar(&a.Force, "force", false, "use a schema named pglab on a user's server even if pglab did not create it")
-	fs.BoolVar(&a.Profile, "profile", false, "sample the local servers' processes on CPU during measured steps (perf, as root): CPU time by function and folded stacks per round")
+	fs.BoolVar(&a.Profile, "profile", false, "sample the local servers' processes on CPU during measured steps (perf, as root): CPU time by function and folded stacks per round; perf's attach and read are not charged to --budget")
 	registerEnvFlags(fs, &a.Envs, &a.EnvFiles, true)
 	fs.BoolVar(&a.Unenforced, "env-unenforced", false, "run even when no limit of an --env profile can be enforced on this machine (no cgroup access): the servers then run without them, and the report says so")
 	fs.StringVar(&a.CacheLimit, "cache-limit", "", "size limit of the dataset cache kept between runs, e.g. 40GB (least recently used datasets are removed beyond it); 0 builds every dataset in place without the cache (default $"+dataset.LimitEnv+" or 40GB)")
