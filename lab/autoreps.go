@@ -61,7 +61,7 @@ func newAutoReps(spec *Spec, targets int) *autoReps {
 	}
 	a := &autoReps{minChange: spec.MinChange, chosen: map[string]*results.Presentation{}, quick: spec.Quick,
 		designs: map[string]compare.Design{}, caps: map[string]map[string]int{}}
-	tests, cases := 0, map[string]int{}
+	tests, cases, firstLooks := 0, map[string]int{}, map[string]time.Duration{}
 	for _, sr := range spec.Studies {
 		info := sr.Study.Info()
 		plan, err := sr.Study.Plan(sr.Params)
@@ -72,6 +72,7 @@ func newAutoReps(spec *Spec, targets int) *autoReps {
 		a.chosen[info.Name] = info.Presentation
 		cases[info.Name] = max(len(plan.Cases), 1)
 		tests += plannedTests(k, len(plan.Cases)) * (targets - 1)
+		firstLooks[info.Name] = firstLookEstimate(plan, spec.Quick, targets)
 	}
 	if tests == 0 {
 		return nil
@@ -82,9 +83,24 @@ func newAutoReps(spec *Spec, targets int) *autoReps {
 		for _, n := range cases {
 			total += n
 		}
-		a.budget = &budget{total: b, start: time.Now(), weights: cases, left: total}
+		a.budget = &budget{total: b, start: time.Now(), weights: cases, left: total, firstLooks: firstLooks}
+		for _, d := range firstLooks {
+			a.budget.reserved += d
+		}
 	}
 	return a
+}
+
+// firstLookEstimate is at least what a study's first look will take on
+// targets servers, from its Plan.RoundEstimate (0 when it has none): every
+// case's rounds to the first look, in its own units.
+func firstLookEstimate(plan study.Plan, quick bool, targets int) time.Duration {
+	scale := plan.LookScale
+	if quick {
+		scale = plan.QuickLookScale
+	}
+	rounds := pairedStart(quick) * max(scale, 1)
+	return plan.RoundEstimate * time.Duration(len(plan.Cases)*rounds*targets)
 }
 
 // plannedTests returns the tests a study of k own primary metrics over n
@@ -266,13 +282,20 @@ type budget struct {
 	start   time.Time
 	weights map[string]int // the cases of each study the design chooses
 	left    int            // cases of the studies not yet begun
+	// firstLooks are the studies' first looks as far as known before
+	// they run (firstLookEstimate); reserved is the sum of those not yet
+	// begun, kept out of every share until they begin.
+	firstLooks map[string]time.Duration
+	reserved   time.Duration
 
 	mu    sync.Mutex
 	began time.Time
 	share time.Duration
 }
 
-// begin starts the next study's share. A nil budget does nothing.
+// begin starts the next study's share: its weight's part of what is left
+// of the budget less the first looks of the studies still to come. A nil
+// budget does nothing.
 func (b *budget) begin(name string) {
 	if b == nil {
 		return
@@ -280,7 +303,9 @@ func (b *budget) begin(name string) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	b.began = time.Now()
-	rest := max(b.total-time.Since(b.start), 0)
+	b.reserved -= b.firstLooks[name]
+	delete(b.firstLooks, name)
+	rest := max(b.total-time.Since(b.start)-b.reserved, 0)
 	w := b.weights[name]
 	b.share = time.Duration(float64(rest) * float64(w) / float64(max(b.left, 1)))
 	b.left -= w

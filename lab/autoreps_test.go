@@ -190,8 +190,49 @@ func TestBudgetShares(t *testing.T) {
 	if b.share != 0 || b.afford(time.Second) || b.leftInShare() != 0 {
 		t.Errorf("over budget: share %v", b.share)
 	}
+	// A later study's known first look is kept out of the earlier
+	// shares: c's 20 minutes leave 40 for a's half and b's quarter.
+	b = &budget{total: time.Hour, start: time.Now(), weights: map[string]int{"a": 6, "b": 3, "c": 3}, left: 12,
+		firstLooks: map[string]time.Duration{"c": 20 * time.Minute}, reserved: 20 * time.Minute}
+	b.begin("a")
+	if b.share < 19*time.Minute || b.share > 20*time.Minute {
+		t.Errorf("first study with 20 minutes kept for c's first look: share %v, want 20 min", b.share)
+	}
+	b.start = b.start.Add(-20 * time.Minute)
+	b.begin("b")
+	if b.share < 6*time.Minute+30*time.Second || b.share > 6*time.Minute+40*time.Second {
+		t.Errorf("second study, 20 of 40 minutes left for two of 3 cases each: share %v, want 6 min 40 s", b.share)
+	}
+	b.start = b.start.Add(-10 * time.Minute)
+	b.begin("c")
+	if b.share < 29*time.Minute || b.share > 30*time.Minute || b.reserved != 0 {
+		t.Errorf("the reserved study, 30 minutes left: share %v (reserved %v)", b.share, b.reserved)
+	}
 	if !strings.Contains(PlanExample, "reps: auto") {
 		t.Error("the plan example does not show reps: auto")
+	}
+}
+
+// TestFirstLookEstimate: tps knows its first look before it runs (its
+// slices' duration and warm-up, on every target), a study that cannot
+// say reserves nothing.
+func TestFirstLookEstimate(t *testing.T) {
+	names, _ := StudyNames("tps,vacuum")
+	for _, quick := range []bool{false, true} {
+		runs, err := Studies(names, nil, quick)
+		if err != nil {
+			t.Fatal(err)
+		}
+		a := newAutoReps(&Spec{Studies: runs, Quick: quick}, 2)
+		// Seed sizes: 4 client counts × 3 rounds of 4 slices of 15 s + 1 s
+		// warm-up on 2 servers = 25.6 min; quick: 2 × 4 rounds of 3 s + 1 s on 2.
+		want := map[bool]time.Duration{false: 4 * 3 * 4 * 16 * time.Second * 2, true: 2 * 4 * 4 * time.Second * 2}[quick]
+		if got := a.budget.firstLooks["tps"]; got != want {
+			t.Errorf("quick %v: tps's first look reserved %v, want %v", quick, got, want)
+		}
+		if got := a.budget.firstLooks["vacuum"]; got != 0 || a.budget.reserved != want {
+			t.Errorf("quick %v: vacuum reserves %v (all %v)", quick, got, a.budget.reserved)
+		}
 	}
 }
 

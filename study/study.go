@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/pglab/pglab/pgserver"
 	"github.com/pglab/pglab/results"
@@ -129,6 +130,13 @@ type Plan struct {
 	// spends its rounds where pairing them takes out more of the
 	// machine's drift.
 	QuickLookScale int
+	// RoundEstimate is at least what one round of one case takes on one
+	// target, when the study can say so before it runs (tps: its pgbench
+	// run's duration and warm-up); 0 when it cannot. Under --reps auto
+	// with a budget, the first looks of the studies still to come are
+	// kept out of each study's share by it, so that a study that runs
+	// first cannot spend what a later one must spend on its first look.
+	RoundEstimate time.Duration
 }
 
 // Study is one experiment. The runner calls Setup once per target, then

@@ -109,7 +109,11 @@ func (tpsStudy) Plan(p study.Params) (study.Plan, error) {
 	if err := checkTPSParams(p); err != nil {
 		return study.Plan{}, err
 	}
-	return study.Plan{Cases: tpsCases(p), Settings: tpsSettings, Reps: 5 * tpsSlices, QuickReps: 8, LookScale: tpsSlices}, nil
+	plan := study.Plan{Cases: tpsCases(p), Settings: tpsSettings, Reps: 5 * tpsSlices, QuickReps: 8, LookScale: tpsSlices}
+	if p.Int("transactions") == 0 {
+		plan.RoundEstimate = p.Duration("duration") + p.Duration("warmup")
+	}
+	return plan, nil
 }
 
 func checkTPSParams(p study.Params) error {
