@@ -293,8 +293,9 @@ type budget struct {
 	share time.Duration
 }
 
-// begin starts the next study's share: its weight's part of what is left
-// of the budget less the first looks of the studies still to come. A nil
+// begin starts the next study's share: its own first look where known
+// before it ran (firstLooks), and its weight's part of what is left of the
+// budget once every known first look still to run is set aside. A nil
 // budget does nothing.
 func (b *budget) begin(name string) {
 	if b == nil {
@@ -303,11 +304,12 @@ func (b *budget) begin(name string) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	b.began = time.Now()
-	b.reserved -= b.firstLooks[name]
+	own := b.firstLooks[name]
 	delete(b.firstLooks, name)
-	rest := max(b.total-time.Since(b.start)-b.reserved, 0)
+	b.reserved -= own
+	rest := max(b.total-time.Since(b.start)-b.reserved-own, 0)
 	w := b.weights[name]
-	b.share = time.Duration(float64(rest) * float64(w) / float64(max(b.left, 1)))
+	b.share = own + time.Duration(float64(rest)*float64(w)/float64(max(b.left, 1)))
 	b.left -= w
 }
 

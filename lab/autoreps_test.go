@@ -190,23 +190,23 @@ func TestBudgetShares(t *testing.T) {
 	if b.share != 0 || b.afford(time.Second) || b.leftInShare() != 0 {
 		t.Errorf("over budget: share %v", b.share)
 	}
-	// A later study's known first look is kept out of the earlier
-	// shares: c's 20 minutes leave 40 for a's half and b's quarter.
+	// Known first looks are set aside: c's 20 minutes leave 40 for the
+	// cases' shares, and c's own share begins with them.
 	b = &budget{total: time.Hour, start: time.Now(), weights: map[string]int{"a": 6, "b": 3, "c": 3}, left: 12,
 		firstLooks: map[string]time.Duration{"c": 20 * time.Minute}, reserved: 20 * time.Minute}
 	b.begin("a")
 	if b.share < 19*time.Minute || b.share > 20*time.Minute {
-		t.Errorf("first study with 20 minutes kept for c's first look: share %v, want 20 min", b.share)
+		t.Errorf("first study with 20 minutes set aside for c's first look: share %v, want 20 min", b.share)
 	}
 	b.start = b.start.Add(-20 * time.Minute)
 	b.begin("b")
-	if b.share < 6*time.Minute+30*time.Second || b.share > 6*time.Minute+40*time.Second {
-		t.Errorf("second study, 20 of 40 minutes left for two of 3 cases each: share %v, want 6 min 40 s", b.share)
+	if b.share < 9*time.Minute+50*time.Second || b.share > 10*time.Minute {
+		t.Errorf("second study, 20 free minutes for two of 3 cases each: share %v, want 10 min", b.share)
 	}
 	b.start = b.start.Add(-10 * time.Minute)
 	b.begin("c")
-	if b.share < 29*time.Minute || b.share > 30*time.Minute || b.reserved != 0 {
-		t.Errorf("the reserved study, 30 minutes left: share %v (reserved %v)", b.share, b.reserved)
+	if b.share < 29*time.Minute+50*time.Second || b.share > 30*time.Minute || b.reserved != 0 {
+		t.Errorf("the study set aside for, 30 minutes left: share %v (reserved %v), want its 20 and the 10 free", b.share, b.reserved)
 	}
 	if !strings.Contains(PlanExample, "reps: auto") {
 		t.Error("the plan example does not show reps: auto")
