@@ -240,7 +240,9 @@ func TestFirstLookEstimate(t *testing.T) {
 // is charged neither to the current study's share nor to the run's
 // budget for the studies after it.
 func TestBudgetExempt(t *testing.T) {
-	a := newAutoReps(&Spec{Quick: true}, 2)
+	names, _ := StudyNames("vacuum")
+	runs, _ := Studies(names, nil, true)
+	a := newAutoReps(&Spec{Studies: runs, Quick: true}, 2)
 	a.budget = &budget{total: time.Hour, start: time.Now(), weights: map[string]int{"a": 1, "b": 1}, left: 2}
 	a.budget.begin("a")
 	a.budget.began = a.budget.began.Add(-20 * time.Minute) // 20 of its 30 minutes spent
