@@ -182,9 +182,7 @@
 //	foreign_cpu_pct  pct   /proc/stat's busy time (user, nice, system, irq,
 //	                       softirq) less server_cpu_ms and client_cpu_ms, as a
 //	                       share of all CPUs' time, floored at 0: other
-//	                       processes, and interrupts outside the two; none
-//	                       for a step shorter than ForeignMinTicks (5 ticks,
-//	                       50 ms) per CPU, whose whole ticks make it noise
+//	                       processes, and interrupts outside the two
 //
 // Clock ticks are converted with the kernel's USER_HZ, read from the
 // auxiliary vector's AT_CLKTCK (what sysconf(_SC_CLK_TCK) returns; 100 on

@@ -15,8 +15,6 @@ import (
 // clock ticks, summed over all CPUs.
 type cpuTimes struct {
 	user, system, idle, iowait, steal, total float64
-	// cpus counts the per-CPU lines (cpu0, cpu1, …) after the first.
-	cpus int
 }
 
 // readCPU reads /proc/stat (path given for tests).
@@ -25,14 +23,8 @@ func readCPU(path string) (cpuTimes, error) {
 	if err != nil {
 		return cpuTimes{}, err
 	}
-	line, rest, _ := bytes.Cut(data, []byte("\n"))
-	c, err := parseCPULine(string(line))
-	for _, l := range bytes.Split(rest, []byte("\n")) {
-		if len(l) > 3 && bytes.HasPrefix(l, []byte("cpu")) && l[3] >= '0' && l[3] <= '9' {
-			c.cpus++
-		}
-	}
-	return c, err
+	line, _, _ := bytes.Cut(data, []byte("\n"))
+	return parseCPULine(string(line))
 }
 
 // parseCPULine parses "cpu  user nice system idle iowait irq softirq

@@ -44,23 +44,12 @@ type ServerCPU struct {
 	StealPct, ForeignPct float64
 
 	machine bool // /proc/stat was read at both ends
-	foreign bool // the step spanned ForeignMinTicks per CPU
 }
-
-// ForeignMinTicks is the fewest clock ticks per CPU a step must span for
-// its foreign_cpu_pct: /proc/stat counts busy time in whole ticks (10 ms)
-// while the instance's and pglab's CPU are read to the nanosecond, so over
-// a shorter step the difference reads 0 or tens of points at random. On
-// the 2-core machine, commit's steps of 500 updates read ≥ 25 % foreign
-// in 143 of 594 steps under 25 ms (median 13.5 %), in 2 of 484 of 25–50
-// ms and in none of 1135 of 50–400 ms, on a quiet machine.
-const ForeignMinTicks = 5
 
 // Metrics gives server_cpu_ms, server_runq_ms, client_cpu_ms, steal_pct
 // and foreign_cpu_pct. The instance's figures (server_*, foreign_cpu_pct)
 // are absent when its processes could not be read or the kernel keeps no
-// per-process run times; the machine's when /proc/stat could not be read;
-// foreign_cpu_pct also over a step shorter than ForeignMinTicks.
+// per-process run times; the machine's when /proc/stat could not be read.
 func (c *ServerCPU) Metrics() []Metric {
 	ms := func(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
 	out := []Metric{{Name: "client_cpu_ms", Value: ms(c.Client), Unit: "ms"}}
@@ -71,7 +60,7 @@ func (c *ServerCPU) Metrics() []Metric {
 	}
 	if c.machine {
 		out = append(out, Metric{Name: "steal_pct", Value: c.StealPct, Unit: "pct"})
-		if server && c.foreign {
+		if server {
 			out = append(out, Metric{Name: "foreign_cpu_pct", Value: c.ForeignPct, Unit: "pct"})
 		}
 	}
@@ -199,7 +188,6 @@ func cpuBetween(a, b cpuReading, tick time.Duration) (*ServerCPU, error) {
 		// Busy: user, nice, system, irq and softirq (not steal, idle, iowait).
 		busy := time.Duration((b.machine.user + b.machine.system - a.machine.user - a.machine.system) * float64(tick))
 		c.ForeignPct = max(0, 100*float64(busy-c.CPU-c.Client)/(total*float64(tick)))
-		c.foreign = total >= float64(ForeignMinTicks*max(1, b.machine.cpus))
 	}
 	return c, nil
 }

@@ -165,26 +165,3 @@ func TestServerCPUAbsent(t *testing.T) {
 	}
 	onlyMachine("another server's PID", c)
 }
-
-// TestForeignNeedsTicks: a step spanning fewer than ForeignMinTicks per
-// CPU gives no foreign_cpu_pct (its ticks make it noise); one of exactly
-// that many gives it.
-func TestForeignNeedsTicks(t *testing.T) {
-	a, b := fixtureReading(t, "start", 0), fixtureReading(t, "end", 0)
-	if a.machine.cpus != 2 {
-		t.Fatalf("the fixture's /proc/stat has %d CPUs, want 2", a.machine.cpus)
-	}
-	for _, tc := range []struct {
-		total float64
-		want  bool
-	}{{2*ForeignMinTicks - 1, false}, {2 * ForeignMinTicks, true}} {
-		b.machine.total = a.machine.total + tc.total
-		c, err := cpuBetween(a, b, 10*time.Millisecond)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if _, got := metricsOf(c.Metrics())["foreign_cpu_pct"]; got != tc.want {
-			t.Errorf("a step of %v ticks on 2 CPUs: foreign_cpu_pct given %v, want %v", tc.total, got, tc.want)
-		}
-	}
-}
