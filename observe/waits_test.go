@@ -63,7 +63,11 @@ func TestWaitSampler(t *testing.T) {
 			shares := map[string]float64{}
 			for _, e := range p.Events {
 				shares[e.Event] = e.Pct
-				if strings.HasPrefix(e.Event, "Client:") {
+				// An idle session would be in every sample (about half of
+				// them, like each of the two); a statement's own session
+				// is active in ClientRead for a moment between the messages
+				// of the extended protocol (1 sample of 150 seen in CI).
+				if strings.HasPrefix(e.Event, "Client:") && e.Pct >= 5 {
 					t.Errorf("an idle session counted: %+v", e)
 				}
 			}
