@@ -91,15 +91,20 @@ func newAutoReps(spec *Spec, targets int) *autoReps {
 	return a
 }
 
+// lookScale is the study's Plan.LookScale at the seeds' sizes, its
+// Plan.QuickLookScale under --quick (0 or 1: the design's looks).
+func lookScale(plan study.Plan, quick bool) int {
+	if quick {
+		return plan.QuickLookScale
+	}
+	return plan.LookScale
+}
+
 // firstLookEstimate is at least what a study's first look will take on
 // targets servers, from its Plan.RoundEstimate (0 when it has none): every
 // case's rounds to the first look, in its own units.
 func firstLookEstimate(plan study.Plan, quick bool, targets int) time.Duration {
-	scale := plan.LookScale
-	if quick {
-		scale = plan.QuickLookScale
-	}
-	rounds := pairedStart(quick) * max(scale, 1)
+	rounds := pairedStart(quick) * max(lookScale(plan, quick), 1)
 	return plan.RoundEstimate * time.Duration(len(plan.Cases)*rounds*targets)
 }
 
@@ -151,11 +156,7 @@ func (a *autoReps) Looks(name string, plan study.Plan) []int {
 		return nil
 	}
 	d := a.design
-	scale := plan.LookScale
-	if a.quick {
-		scale = plan.QuickLookScale
-	}
-	if scale > 1 {
+	if scale := lookScale(plan, a.quick); scale > 1 {
 		d.Looks = make([]int, len(a.design.Looks))
 		for i, l := range a.design.Looks {
 			d.Looks[i] = l * scale

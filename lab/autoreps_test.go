@@ -138,13 +138,8 @@ func TestAutoRepsDecide(t *testing.T) {
 // rounds are a quarter of its 2000 updates; otherwise the design's looks
 // stand.
 func TestAutoRepsLookScale(t *testing.T) {
-	names, _ := StudyNames("all")
 	for _, quick := range []bool{false, true} {
-		runs, err := Studies(names, nil, quick)
-		if err != nil {
-			t.Fatal(err)
-		}
-		a := newAutoReps(&Spec{Studies: runs, Quick: quick}, 2)
+		a, runs := autoRepsOf(t, "all", quick)
 		for _, sr := range runs {
 			plan, _ := sr.Study.Plan(sr.Params)
 			looks := a.Looks(sr.Study.Info().Name, plan)
@@ -213,17 +208,27 @@ func TestBudgetShares(t *testing.T) {
 	}
 }
 
+// autoRepsOf returns the stopping rule of a two-server run of the named
+// studies (StudyNames' syntax) at the seeds' sizes or quick, and the runs.
+func autoRepsOf(t *testing.T, studies string, quick bool) (*autoReps, []StudyRun) {
+	t.Helper()
+	names, err := StudyNames(studies)
+	if err != nil {
+		t.Fatal(err)
+	}
+	runs, err := Studies(names, nil, quick)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return newAutoReps(&Spec{Studies: runs, Quick: quick}, 2), runs
+}
+
 // TestFirstLookEstimate: tps knows its first look before it runs (its
 // slices' duration and warm-up, on every target), a study that cannot
 // say reserves nothing.
 func TestFirstLookEstimate(t *testing.T) {
-	names, _ := StudyNames("tps,vacuum")
 	for _, quick := range []bool{false, true} {
-		runs, err := Studies(names, nil, quick)
-		if err != nil {
-			t.Fatal(err)
-		}
-		a := newAutoReps(&Spec{Studies: runs, Quick: quick}, 2)
+		a, _ := autoRepsOf(t, "tps,vacuum", quick)
 		// Seed sizes: 4 client counts × 3 rounds of 4 slices of 15 s + 1 s
 		// warm-up on 2 servers = 25.6 min; quick: 2 × 4 rounds of 3 s + 1 s on 2.
 		want := map[bool]time.Duration{false: 4 * 3 * 4 * 16 * time.Second * 2, true: 2 * 4 * 4 * time.Second * 2}[quick]
