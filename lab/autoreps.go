@@ -54,14 +54,16 @@ type autoReps struct {
 
 // newAutoReps returns the stopping rule of spec for a run on targets
 // servers, or nil when nothing can be chosen by the data: a fixed --reps,
-// one target, or no study with primary figures.
-func newAutoReps(spec *Spec, targets int) *autoReps {
+// one target, or no study with primary figures. past, when not nil,
+// estimates the first look of a study whose plan gives no RoundEstimate
+// (pastFirstLook: from the store's last run of it on this machine).
+func newAutoReps(spec *Spec, targets int, past func(name string, plan study.Plan) time.Duration) *autoReps {
 	if spec.Reps > 0 || targets < 2 {
 		return nil
 	}
 	a := &autoReps{minChange: spec.MinChange, chosen: map[string]*results.Presentation{}, quick: spec.Quick,
 		designs: map[string]compare.Design{}, caps: map[string]map[string]int{}}
-	tests, cases, firstLooks := 0, map[string]int{}, map[string]time.Duration{}
+	tests, pending := 0, map[string]claim{}
 	for _, sr := range spec.Studies {
 		info := sr.Study.Info()
 		plan, err := sr.Study.Plan(sr.Params)
@@ -70,23 +72,19 @@ func newAutoReps(spec *Spec, targets int) *autoReps {
 			continue
 		}
 		a.chosen[info.Name] = info.Presentation
-		cases[info.Name] = max(len(plan.Cases), 1)
 		tests += plannedTests(k, len(plan.Cases)) * (targets - 1)
-		firstLooks[info.Name] = firstLookEstimate(plan, spec.Quick, targets)
+		first := firstLookEstimate(plan, spec.Quick, targets)
+		if first == 0 && past != nil {
+			first = past(info.Name, plan)
+		}
+		pending[info.Name] = claim{weight: max(len(plan.Cases), 1), firstLook: first}
 	}
 	if tests == 0 {
 		return nil
 	}
 	a.design = compare.PlanPairedDesign(tests, spec.Alpha, pairedStart(spec.Quick), spec.RepsCap)
 	if b := spec.budget(); b > 0 {
-		total := 0
-		for _, n := range cases {
-			total += n
-		}
-		a.budget = &budget{total: b, start: time.Now(), weights: cases, left: total, firstLooks: firstLooks}
-		for _, d := range firstLooks {
-			a.budget.reserved += d
-		}
+		a.budget = &budget{total: b, start: time.Now(), pending: pending}
 	}
 	return a
 }
@@ -272,32 +270,33 @@ func measurementsSum(ms []results.Measurement) uint64 {
 func (a *autoReps) Afford(name string, d time.Duration) bool { return a.budget.afford(d) }
 
 // budget is --budget: the time the whole run may take. Each study, when
-// it begins, gets a share of what is left of the budget, in proportion to
-// its cases among the cases of the studies still to run (what one does not
-// use passes on); a case goes past a look only when the rounds it needs,
-// at the cost of its rounds so far, still fit in its study's share, and
-// its cap is chosen from its part of that share. The rounds to the first
-// look always run.
+// it begins, gets a share of what is left of the budget: at least its own
+// first look where that is known before it runs, else its part of what is
+// left in proportion to its cases (fill). What one study does not use
+// passes on to those after it. A case goes past a look only when the
+// rounds it needs, at the cost of its rounds so far, still fit in its
+// study's share, and its cap is chosen from its part of that share. The
+// rounds to the first look always run.
 type budget struct {
-	total   time.Duration
-	start   time.Time
-	weights map[string]int // the cases of each study the design chooses
-	left    int            // cases of the studies not yet begun
-	// firstLooks are the studies' first looks as far as known before
-	// they run (firstLookEstimate); reserved is the sum of those not yet
-	// begun, kept out of every share until they begin.
-	firstLooks map[string]time.Duration
-	reserved   time.Duration
+	total time.Duration
+	start time.Time
+	// pending are the studies the design chooses that have not begun.
+	pending map[string]claim
 
 	mu    sync.Mutex
 	began time.Time
 	share time.Duration
 }
 
-// begin starts the next study's share: its own first look where known
-// before it ran (firstLooks), and its weight's part of what is left of the
-// budget once every known first look still to run is set aside. A nil
-// budget does nothing.
+// claim is what a study asks of the budget: its cases (weight) and its
+// first look as far as known before it runs (0: not known).
+type claim struct {
+	weight    int
+	firstLook time.Duration
+}
+
+// begin starts the next study's share of what is left of the budget
+// (fill). A nil budget does nothing.
 func (b *budget) begin(name string) {
 	if b == nil {
 		return
@@ -305,13 +304,47 @@ func (b *budget) begin(name string) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	b.began = time.Now()
-	own := b.firstLooks[name]
-	delete(b.firstLooks, name)
-	b.reserved -= own
-	rest := max(b.total-time.Since(b.start)-b.reserved-own, 0)
-	w := b.weights[name]
-	b.share = own + time.Duration(float64(rest)*float64(w)/float64(max(b.left, 1)))
-	b.left -= w
+	rest := max(b.total-time.Since(b.start), 0)
+	b.share = fill(rest, b.pending)[name]
+	delete(b.pending, name)
+}
+
+// fill divides rest among the claims: each gets max(first look, λ ×
+// its weight), with the time per case λ chosen so that the shares add up
+// to rest (0 when the first looks alone need more). A study whose first
+// look is longer than its proportional part gets just its first look,
+// and the others share the rest by their cases.
+func fill(rest time.Duration, claims map[string]claim) map[string]time.Duration {
+	capped := map[string]bool{}
+	var perCase float64
+	for {
+		free, weight := float64(rest), 0
+		for name, c := range claims {
+			if capped[name] {
+				free -= float64(c.firstLook)
+			} else {
+				weight += c.weight
+			}
+		}
+		perCase = 0
+		if weight > 0 && free > 0 {
+			perCase = free / float64(weight)
+		}
+		grew := false
+		for name, c := range claims {
+			if !capped[name] && float64(c.firstLook) > perCase*float64(c.weight) {
+				capped[name], grew = true, true
+			}
+		}
+		if !grew {
+			break
+		}
+	}
+	shares := map[string]time.Duration{}
+	for name, c := range claims {
+		shares[name] = max(c.firstLook, time.Duration(perCase*float64(c.weight)))
+	}
+	return shares
 }
 
 // afford reports whether the current study's share has room for d more;

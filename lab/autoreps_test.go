@@ -23,7 +23,7 @@ func TestAutoRepsFamily(t *testing.T) {
 		t.Fatal(err)
 	}
 	spec := &Spec{Studies: runs, Quick: true}
-	a := newAutoReps(spec, 2)
+	a := newAutoReps(spec, 2, nil)
 	if a == nil {
 		t.Fatal("no stopping rule for a quick comparison of two servers")
 	}
@@ -55,11 +55,11 @@ func TestAutoRepsFamily(t *testing.T) {
 		t.Errorf("own tests: copy-errors %d, tps %d, commit %d", own("copy-errors"), own("tps"), own("commit"))
 	}
 	// Three targets: twice the tests.
-	if b := newAutoReps(spec, 3); b.design.Family != 2*m {
+	if b := newAutoReps(spec, 3, nil); b.design.Family != 2*m {
 		t.Errorf("three targets: family %d, want %d", b.design.Family, 2*m)
 	}
 	// Nothing to choose: a fixed count, or one target.
-	if newAutoReps(&Spec{Studies: runs, Reps: 5}, 2) != nil || newAutoReps(spec, 1) != nil {
+	if newAutoReps(&Spec{Studies: runs, Reps: 5}, 2, nil) != nil || newAutoReps(spec, 1, nil) != nil {
 		t.Error("a stopping rule for a fixed count or a single target")
 	}
 	planOf := func(name string) study.Plan {
@@ -115,7 +115,7 @@ func vacuumCases(t *testing.T, n int, factor float64) ([]study.Case, []results.M
 func TestAutoRepsDecide(t *testing.T) {
 	names, _ := StudyNames("all")
 	runs, _ := Studies(names, nil, true)
-	a := newAutoReps(&Spec{Studies: runs, Quick: true}, 2)
+	a := newAutoReps(&Spec{Studies: runs, Quick: true}, 2, nil)
 	cases, ms := vacuumCases(t, 4, 0.5)
 	for _, c := range cases {
 		done, why, err := a.Decide("vacuum", c, []string{"pg16", "pg17"}, ms, false)
@@ -167,7 +167,7 @@ func TestBudgetShares(t *testing.T) {
 		t.Error("no budget refuses, or has a share")
 	}
 	// Studies share the budget by their cases: 6, 3 and 3 of 12.
-	b := &budget{total: time.Hour, start: time.Now(), weights: map[string]int{"a": 6, "b": 3, "c": 3}, left: 12}
+	b := &budget{total: time.Hour, start: time.Now(), pending: claims(6, 3, 3, 0)}
 	b.begin("a")
 	if b.share < 29*time.Minute || b.share > 30*time.Minute || !b.afford(20*time.Minute) || b.afford(35*time.Minute) {
 		t.Errorf("first study, half the cases: share %v", b.share)
@@ -185,27 +185,43 @@ func TestBudgetShares(t *testing.T) {
 	if b.share != 0 || b.afford(time.Second) || b.leftInShare() != 0 {
 		t.Errorf("over budget: share %v", b.share)
 	}
-	// Known first looks are set aside: c's 20 minutes leave 40 for the
-	// cases' shares, and c's own share begins with them.
-	b = &budget{total: time.Hour, start: time.Now(), weights: map[string]int{"a": 6, "b": 3, "c": 3}, left: 12,
-		firstLooks: map[string]time.Duration{"c": 20 * time.Minute}, reserved: 20 * time.Minute}
+	// A known first look longer than the study's part is its share: c's
+	// 20 minutes (its part of the hour: 15) leave 40 for a's 6 and b's 3
+	// cases; its own share is what is left when it begins.
+	b = &budget{total: time.Hour, start: time.Now(), pending: claims(6, 3, 3, 20*time.Minute)}
 	b.begin("a")
-	if b.share < 19*time.Minute || b.share > 20*time.Minute {
-		t.Errorf("first study with 20 minutes set aside for c's first look: share %v, want 20 min", b.share)
+	if want := 40 * time.Minute * 6 / 9; b.share < want-time.Second || b.share > want {
+		t.Errorf("first study with c's 20 minutes set aside: share %v, want %v", b.share, want)
 	}
-	b.start = b.start.Add(-20 * time.Minute)
+	b.start = b.start.Add(-25 * time.Minute)
 	b.begin("b")
-	if b.share < 9*time.Minute+50*time.Second || b.share > 10*time.Minute {
-		t.Errorf("second study, 20 free minutes for two of 3 cases each: share %v, want 10 min", b.share)
+	if b.share < 14*time.Minute+50*time.Second || b.share > 15*time.Minute {
+		t.Errorf("second study, 35 minutes left, c's first look 20: share %v, want 15 min", b.share)
 	}
 	b.start = b.start.Add(-10 * time.Minute)
 	b.begin("c")
-	if b.share < 29*time.Minute+50*time.Second || b.share > 30*time.Minute || b.reserved != 0 {
-		t.Errorf("the study set aside for, 30 minutes left: share %v (reserved %v), want its 20 and the 10 free", b.share, b.reserved)
+	if b.share < 24*time.Minute+50*time.Second || b.share > 25*time.Minute || len(b.pending) != 0 {
+		t.Errorf("the study set aside for, 25 minutes left: share %v, want all of it", b.share)
+	}
+	// A first look shorter than the study's part sets nothing aside.
+	b = &budget{total: time.Hour, start: time.Now(), pending: claims(6, 3, 3, 10*time.Minute)}
+	b.begin("a")
+	if b.share < 29*time.Minute+50*time.Second || b.share > 30*time.Minute {
+		t.Errorf("c's first look within its part: a's share %v, want 30 min", b.share)
+	}
+	// First looks that need more than is left get just those.
+	if s := fill(10*time.Minute, map[string]claim{"x": {weight: 5}, "y": {weight: 1, firstLook: 12 * time.Minute}}); s["x"] != 0 || s["y"] != 12*time.Minute {
+		t.Errorf("first looks beyond the budget: shares %v", s)
 	}
 	if !strings.Contains(PlanExample, "reps: auto") {
 		t.Error("the plan example does not show reps: auto")
 	}
+}
+
+// claims returns the pending studies a, b and c of the budget tests, of
+// wa, wb and wc cases, c with a known first look of cFirst.
+func claims(wa, wb, wc int, cFirst time.Duration) map[string]claim {
+	return map[string]claim{"a": {weight: wa}, "b": {weight: wb}, "c": {weight: wc, firstLook: cFirst}}
 }
 
 // autoRepsOf returns the stopping rule of a two-server run of the named
@@ -220,7 +236,7 @@ func autoRepsOf(t *testing.T, studies string, quick bool) (*autoReps, []StudyRun
 	if err != nil {
 		t.Fatal(err)
 	}
-	return newAutoReps(&Spec{Studies: runs, Quick: quick}, 2), runs
+	return newAutoReps(&Spec{Studies: runs, Quick: quick}, 2, nil), runs
 }
 
 // TestFirstLookEstimate: tps knows its first look before it runs (its
@@ -232,11 +248,11 @@ func TestFirstLookEstimate(t *testing.T) {
 		// Seed sizes: 4 client counts × 3 rounds of 4 slices of 15 s + 1 s
 		// warm-up on 2 servers = 25.6 min; quick: 2 × 4 rounds of 3 s + 1 s on 2.
 		want := map[bool]time.Duration{false: 4 * 3 * 4 * 16 * time.Second * 2, true: 2 * 4 * 4 * time.Second * 2}[quick]
-		if got := a.budget.firstLooks["tps"]; got != want {
+		if got := a.budget.pending["tps"].firstLook; got != want {
 			t.Errorf("quick %v: tps's first look reserved %v, want %v", quick, got, want)
 		}
-		if got := a.budget.firstLooks["vacuum"]; got != 0 || a.budget.reserved != want {
-			t.Errorf("quick %v: vacuum reserves %v (all %v)", quick, got, a.budget.reserved)
+		if got := a.budget.pending["vacuum"].firstLook; got != 0 {
+			t.Errorf("quick %v: vacuum reserves %v", quick, got)
 		}
 	}
 }
@@ -247,8 +263,8 @@ func TestFirstLookEstimate(t *testing.T) {
 func TestBudgetExempt(t *testing.T) {
 	names, _ := StudyNames("vacuum")
 	runs, _ := Studies(names, nil, true)
-	a := newAutoReps(&Spec{Studies: runs, Quick: true}, 2)
-	a.budget = &budget{total: time.Hour, start: time.Now(), weights: map[string]int{"a": 1, "b": 1}, left: 2}
+	a := newAutoReps(&Spec{Studies: runs, Quick: true}, 2, nil)
+	a.budget = &budget{total: time.Hour, start: time.Now(), pending: map[string]claim{"a": {weight: 1}, "b": {weight: 1}}}
 	a.budget.begin("a")
 	a.budget.began = a.budget.began.Add(-20 * time.Minute) // 20 of its 30 minutes spent
 	a.budget.start = a.budget.start.Add(-20 * time.Minute)
@@ -272,11 +288,11 @@ func TestBudgetExempt(t *testing.T) {
 func TestAutoRepsCaps(t *testing.T) {
 	names, _ := StudyNames("all")
 	runs, _ := Studies(names, nil, true)
-	a := newAutoReps(&Spec{Studies: runs, Quick: true, Budget: NoBudget}, 2)
+	a := newAutoReps(&Spec{Studies: runs, Quick: true, Budget: NoBudget}, 2, nil)
 	if caps := a.Caps("commit", map[string]time.Duration{"x": time.Second}); caps["x"] != a.design.Cap() {
 		t.Errorf("no budget: cap %d, want the design's %d", caps["x"], a.design.Cap())
 	}
-	a = newAutoReps(&Spec{Studies: runs, Quick: true}, 2)
+	a = newAutoReps(&Spec{Studies: runs, Quick: true}, 2, nil)
 	a.budget = &budget{total: time.Hour, start: time.Now()}
 	a.budget.share, a.budget.began = 60*time.Second, time.Now()
 	caps := a.Caps("commit", map[string]time.Duration{

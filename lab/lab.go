@@ -198,7 +198,7 @@ func (l *Lab) Open(ctx context.Context) (err error) {
 	if l.Store, err = results.Open(ctx, l.spec.Store); err != nil {
 		return err
 	}
-	l.auto = newAutoReps(l.spec, len(l.Targets))
+	l.auto = newAutoReps(l.spec, len(l.Targets), pastFirstLook(ctx, l.Store, l.spec, len(l.Targets)))
 	extraJSON, _ := json.Marshal(l.manifest())
 	dataDir := ""
 	if len(l.Targets) > 0 {

@@ -49,7 +49,7 @@ func TestFloorOneFamily(t *testing.T) {
 	}
 	targets := []string{"pg16", "pg17"}
 	decide := func(floor float64) map[string]string {
-		a := newAutoReps(&Spec{Studies: runsOf, Quick: true, MinChange: floor, Budget: NoBudget}, 2)
+		a := newAutoReps(&Spec{Studies: runsOf, Quick: true, MinChange: floor, Budget: NoBudget}, 2, nil)
 		a.Looks("commit", plan)
 		out := map[string]string{}
 		for _, c := range cases {
@@ -63,7 +63,7 @@ func TestFloorOneFamily(t *testing.T) {
 	}
 	report := func(floor float64) *runs.Dataset {
 		info := runsOf[0].Study.Info()
-		a := newAutoReps(&Spec{Studies: runsOf, Quick: true, Budget: NoBudget}, 2)
+		a := newAutoReps(&Spec{Studies: runsOf, Quick: true, Budget: NoBudget}, 2, nil)
 		return &runs.Dataset{
 			Targets:      []results.Target{{Name: "pg16"}, {Name: "pg17"}},
 			Measurements: ms,

@@ -136,6 +136,11 @@ func (l *Lab) manifest() map[string]any {
 		return m
 	}
 	m["studies"] = s.StudyNames()
+	params := map[string]map[string]string{}
+	for _, sr := range s.Studies {
+		params[sr.Study.Info().Name] = sr.Params.Text()
+	}
+	m["study_params"] = params
 	m["alpha"] = s.Alpha
 	if s.MinChange != 0 {
 		m["min_change"] = s.MinChange

@@ -158,7 +158,7 @@ func TestParseReps(t *testing.T) {
 			t.Errorf("ParseReps(%q) = %d, %d, %v", tc.in, reps, capN, err)
 		}
 	}
-	a := newAutoReps(&Spec{Studies: mustStudies(t, "commit"), Quick: true, RepsCap: 20}, 2)
+	a := newAutoReps(&Spec{Studies: mustStudies(t, "commit"), Quick: true, RepsCap: 20}, 2, nil)
 	if a.design.Cap() != 20 {
 		t.Errorf("--reps auto:20: design cap %d", a.design.Cap())
 	}
