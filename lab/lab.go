@@ -199,6 +199,9 @@ func (l *Lab) Open(ctx context.Context) (err error) {
 		return err
 	}
 	l.auto = newAutoReps(l.spec, len(l.Targets), pastFirstLook(ctx, l.Store, l.spec, len(l.Targets)))
+	if l.auto != nil && l.auto.budget != nil {
+		l.auto.budget.start = begun // the budget is the run's, its servers' start included
+	}
 	extraJSON, _ := json.Marshal(l.manifest())
 	dataDir := ""
 	if len(l.Targets) > 0 {
