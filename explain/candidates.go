@@ -312,7 +312,51 @@ func timeCandidates(cg verdict.CaseGroup, base, target string, whole pair) []can
 	add(KindWALWrite, "", walWriteMS)
 	out = append(out, waitCandidates(cg, base, target)...)
 	add(KindClient, "", clientCPU)
-	return out
+	return perProcess(out, cg, base, target)
+}
+
+// parallelWorkers is the study figure of the parallel workers its step's
+// plan has (seqscan's).
+const parallelWorkers = "parallel_workers"
+
+// perProcess divides the CPU candidates (the server's, its functions',
+// its run queue) by the processes that ran the step side by side — the
+// leader and its parallel workers, where the case records how many — so
+// that they compare with the step's wall time: a parallel scan's CPU is
+// spent by several processes at once, and its whole would account for
+// more than all of the change.
+func perProcess(cands []candidate, cg verdict.CaseGroup, base, target string) []candidate {
+	mg, ok := metricOf(cg, parallelWorkers)
+	if !ok {
+		return cands
+	}
+	w := pairOf(mg, base, target, 1)
+	pb, pt := meanOf(w.b)+1, meanOf(w.t)+1
+	if len(w.d) == 0 || pb == 1 && pt == 1 {
+		return cands
+	}
+	how := fmt.Sprintf("per process (%s)", processes(pb, pt))
+	for i, cd := range cands {
+		if cd.kind != KindCPU && cd.kind != KindFunction && cd.kind != KindCPUWait {
+			continue
+		}
+		p := pair{b: make([]float64, len(cd.pair.b)), t: make([]float64, len(cd.pair.t)), d: make([]float64, len(cd.pair.d))}
+		for j := range p.b {
+			p.b[j], p.t[j] = cd.pair.b[j]/pb, cd.pair.t[j]/pt
+			p.d[j] = p.t[j] - p.b[j]
+		}
+		cands[i].pair = p
+		cands[i].name = strings.TrimSpace(cd.name + " " + how)
+	}
+	return cands
+}
+
+// processes says how many processes ran a step on each side.
+func processes(pb, pt float64) string {
+	if pb == pt {
+		return fmt.Sprintf("the leader and %.0f parallel workers on each side", pb-1)
+	}
+	return fmt.Sprintf("the leader and %.0f parallel workers on the baseline, %.0f on the other", pb-1, pt-1)
 }
 
 // functionCandidates returns each profiled function's self time.

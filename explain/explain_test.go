@@ -137,3 +137,27 @@ func TestNoCauseWithoutChange(t *testing.T) {
 		t.Fatalf("cards %+v", cards)
 	}
 }
+
+// TestParallelCPU: a parallel scan's server CPU is spent by the leader
+// and its workers side by side; the card compares it per process with
+// the wall time, so a step 100 ms faster whose three processes each spent
+// 90 ms less CPU names server CPU at 90 % of the change, not 270 %.
+func TestParallelCPU(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	ms := synth("seqscan", 8, func(tg string, r int) map[string]float64 {
+		e := 300.0
+		if tg == "b" {
+			e = 200
+		}
+		e *= 1 + 0.005*rng.NormFloat64()
+		return map[string]float64{"elapsed_ms": e, "server_cpu_ms": 3 * 0.9 * e, "parallel_workers": 2}
+	})
+	cards := cardsOf(t, ms, "elapsed_ms")
+	if len(cards) != 1 || len(cards[0].Causes) != 1 {
+		t.Fatalf("cards %+v", cards)
+	}
+	c := cards[0].Causes[0]
+	if c.Kind != KindCPU || math.Abs(c.Share-0.9) > 0.02 || !strings.Contains(c.Text(), "per process (the leader and 2 parallel workers on each side)") {
+		t.Errorf("cause %s, share %.3f", c.Text(), c.Share)
+	}
+}
