@@ -144,10 +144,14 @@ func TestAutoRepsLookScale(t *testing.T) {
 			plan, _ := sr.Study.Plan(sr.Params)
 			looks := a.Looks(sr.Study.Info().Name, plan)
 			want := a.design.Looks
-			if name := sr.Study.Info().Name; name == "tps" && !quick || name == "commit" && quick {
+			scale := map[string]int{"tps": 4}
+			if quick {
+				scale = map[string]int{"tps": 3, "commit": 4}
+			}
+			if k := scale[sr.Study.Info().Name]; k > 0 {
 				want = nil
 				for _, l := range a.design.Looks {
-					want = append(want, 4*l)
+					want = append(want, k*l)
 				}
 			}
 			if looks != nil && !slices.Equal(looks, want) {
@@ -246,8 +250,9 @@ func TestFirstLookEstimate(t *testing.T) {
 	for _, quick := range []bool{false, true} {
 		a, _ := autoRepsOf(t, "tps,vacuum", quick)
 		// Seed sizes: 4 client counts × 3 rounds of 4 slices of 15 s + 1 s
-		// warm-up on 2 servers = 25.6 min; quick: 2 × 4 rounds of 3 s + 1 s on 2.
-		want := map[bool]time.Duration{false: 4 * 3 * 4 * 16 * time.Second * 2, true: 2 * 4 * 4 * time.Second * 2}[quick]
+		// warm-up on 2 servers = 25.6 min; quick: 2 × 4 rounds of 3 slices
+		// of 1 s + 0.5 s on 2.
+		want := map[bool]time.Duration{false: 4 * 3 * 4 * 16 * time.Second * 2, true: 2 * 4 * 3 * 1500 * time.Millisecond * 2}[quick]
 		if got := a.budget.pending["tps"].firstLook; got != want {
 			t.Errorf("quick %v: tps's first look reserved %v, want %v", quick, got, want)
 		}
