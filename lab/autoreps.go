@@ -55,9 +55,10 @@ type autoReps struct {
 // newAutoReps returns the stopping rule of spec for a run on targets
 // servers, or nil when nothing can be chosen by the data: a fixed --reps,
 // one target, or no study with primary figures. past, when not nil,
-// estimates the first look of a study whose plan gives no RoundEstimate
-// (pastFirstLook: from the store's last run of it on this machine).
-func newAutoReps(spec *Spec, targets int, past func(name string, plan study.Plan) time.Duration) *autoReps {
+// estimates a study's first look from the store's last run of it on this
+// machine (pastFirstLook): any such run for a study whose plan gives no
+// RoundEstimate, one that recorded the same parameters for one that does.
+func newAutoReps(spec *Spec, targets int, past func(name string, plan study.Plan, recorded bool) time.Duration) *autoReps {
 	if spec.Reps > 0 || targets < 2 {
 		return nil
 	}
@@ -74,8 +75,12 @@ func newAutoReps(spec *Spec, targets int, past func(name string, plan study.Plan
 		a.chosen[info.Name] = info.Presentation
 		tests += plannedTests(k, len(plan.Cases)) * (targets - 1)
 		first := firstLookEstimate(plan, spec.Quick, targets)
-		if first == 0 && past != nil {
-			first = past(info.Name, plan)
+		if past != nil {
+			// A stored run of the same parameters beats the plan's
+			// estimate, which leaves out each run's own set-up.
+			if d := past(info.Name, plan, first > 0); d > 0 {
+				first = d
+			}
 		}
 		pending[info.Name] = claim{weight: max(len(plan.Cases), 1), firstLook: first}
 	}

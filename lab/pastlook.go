@@ -39,10 +39,11 @@ func (m pastManifest) params(study string) (map[string]string, bool) {
 // newAutoReps, from the store's latest finished run of the same study on
 // this machine (same host name, CPUs and processor) under the same
 // --quick, parameters and cases: each case's cost per repetition on one
-// target there, times the first look's rounds and targets here. It
-// returns 0 when no such run is stored, or the store cannot be read (the
-// study's first look is then not set aside, as before any run).
-func pastFirstLook(ctx context.Context, st *results.Store, spec *Spec, targets int) func(string, study.Plan) time.Duration {
+// target there, times the first look's rounds and targets here. A run
+// that did not record its studies' parameters (before they were) counts
+// only when recorded is false. The estimator returns 0 when no such run
+// is stored, or the store cannot be read.
+func pastFirstLook(ctx context.Context, st *results.Store, spec *Spec, targets int) func(name string, plan study.Plan, recorded bool) time.Duration {
 	if st == nil {
 		return nil
 	}
@@ -55,14 +56,14 @@ func pastFirstLook(ctx context.Context, st *results.Store, spec *Spec, targets i
 	for _, sr := range spec.Studies {
 		params[sr.Study.Info().Name] = sr.Params.Text()
 	}
-	return func(name string, plan study.Plan) time.Duration {
+	return func(name string, plan study.Plan, recorded bool) time.Duration {
 		for _, r := range runs {
 			var m pastManifest
 			if r.Host.Hostname != here.Hostname || r.Host.CPUs != here.CPUs || r.Host.CPUModel != here.CPUModel ||
 				json.Unmarshal(r.Extra, &m) != nil || m.Quick != spec.Quick {
 				continue
 			}
-			if p, ok := m.params(name); ok && !maps.Equal(p, params[name]) {
+			if p, ok := m.params(name); ok && !maps.Equal(p, params[name]) || !ok && recorded {
 				continue
 			}
 			if d := storedFirstLook(ctx, st, r.ID, name, plan, spec.Quick, targets); d > 0 {

@@ -46,7 +46,7 @@ func TestPastFirstLook(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	estimate := func() time.Duration { return pastFirstLook(ctx, st, spec, 2)("vacuum", plan) }
+	estimate := func() time.Duration { return pastFirstLook(ctx, st, spec, 2)("vacuum", plan, false) }
 	if d := estimate(); d != 0 {
 		t.Errorf("empty store: %v", d)
 	}
@@ -62,9 +62,19 @@ func TestPastFirstLook(t *testing.T) {
 	if d := estimate(); d != want {
 		t.Errorf("first look from the stored run: %v, want %v", d, want)
 	}
+	for i := range split.Cases {
+		split.Cases[i].RunMS *= 2
+	}
+	store(true, nil, results.StatusDone) // parameters not recorded, rounds twice as long
+	if d := pastFirstLook(ctx, st, spec, 2)("vacuum", plan, true); d != want {
+		t.Errorf("a run that recorded its parameters asked for: %v, want the earlier run's %v", d, want)
+	}
+	if d := estimate(); d != 2*want {
+		t.Errorf("a run that did not record them, when that will do: %v, want %v", d, 2*want)
+	}
 	split.Cases = split.Cases[1:] // a run with other cases says nothing
 	store(true, params, results.StatusDone)
-	if d := estimate(); d != want {
-		t.Errorf("a later run with other cases: %v, want the earlier run's %v", d, want)
+	if d := estimate(); d != 2*want {
+		t.Errorf("a later run with other cases: %v, want the earlier run's %v", d, 2*want)
 	}
 }
