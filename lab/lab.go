@@ -198,20 +198,21 @@ func (l *Lab) Open(ctx context.Context) (err error) {
 	if l.Store, err = results.Open(ctx, l.spec.Store); err != nil {
 		return err
 	}
-	l.auto = newAutoReps(l.spec, len(l.Targets), pastFirstLook(ctx, l.Store, l.spec, len(l.Targets)))
-	if l.auto != nil && l.auto.budget != nil {
-		l.auto.budget.start = begun // the budget is the run's, its servers' start included
-	}
-	extraJSON, _ := json.Marshal(l.manifest())
 	dataDir := ""
 	if len(l.Targets) > 0 {
 		dataDir = l.Targets[0].DataDir
 	}
+	host := results.CollectHost(dataDir)
+	l.auto = newAutoReps(l.spec, len(l.Targets), pastFirstLook(ctx, l.Store, l.spec, host, len(l.Targets)))
+	if l.auto != nil && l.auto.budget != nil {
+		l.auto.budget.start = begun // the budget is the run's, its servers' start included
+	}
+	extraJSON, _ := json.Marshal(l.manifest())
 	l.Run, err = l.Store.BeginRun(ctx, results.RunInfo{
 		Kind:    l.opts.Kind,
 		Version: buildinfo.String(),
 		Command: l.opts.Command,
-		Host:    results.CollectHost(dataDir),
+		Host:    host,
 		Extra:   extraJSON,
 	})
 	if err != nil {

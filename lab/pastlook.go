@@ -37,13 +37,13 @@ func (m pastManifest) params(study string) (map[string]string, bool) {
 
 // pastFirstLook returns an estimator of a study's first look for
 // newAutoReps, from the store's latest finished run of the same study on
-// this machine (same host name, CPUs and processor) under the same
+// this machine, here (same host name, CPUs and processor) under the same
 // --quick, parameters and cases: each case's cost per repetition on one
 // target there, times the first look's rounds and targets here. A run
 // that did not record its studies' parameters (before they were) counts
 // only when recorded is false. The estimator returns 0 when no such run
 // is stored, or the store cannot be read.
-func pastFirstLook(ctx context.Context, st *results.Store, spec *Spec, targets int) func(name string, plan study.Plan, recorded bool) time.Duration {
+func pastFirstLook(ctx context.Context, st *results.Store, spec *Spec, here results.Host, targets int) func(name string, plan study.Plan, recorded bool) time.Duration {
 	if st == nil {
 		return nil
 	}
@@ -51,7 +51,6 @@ func pastFirstLook(ctx context.Context, st *results.Store, spec *Spec, targets i
 	if err != nil {
 		return nil
 	}
-	here := results.CollectHost("")
 	params := map[string]map[string]string{}
 	for _, sr := range spec.Studies {
 		params[sr.Study.Info().Name] = sr.Params.Text()

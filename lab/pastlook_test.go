@@ -46,7 +46,9 @@ func TestPastFirstLook(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	estimate := func() time.Duration { return pastFirstLook(ctx, st, spec, 2)("vacuum", plan, false) }
+	estimate := func() time.Duration {
+		return pastFirstLook(ctx, st, spec, results.CollectHost(""), 2)("vacuum", plan, false)
+	}
 	if d := estimate(); d != 0 {
 		t.Errorf("empty store: %v", d)
 	}
@@ -66,7 +68,7 @@ func TestPastFirstLook(t *testing.T) {
 		split.Cases[i].RunMS *= 2
 	}
 	store(true, nil, results.StatusDone) // parameters not recorded, rounds twice as long
-	if d := pastFirstLook(ctx, st, spec, 2)("vacuum", plan, true); d != want {
+	if d := pastFirstLook(ctx, st, spec, results.CollectHost(""), 2)("vacuum", plan, true); d != want {
 		t.Errorf("a run that recorded its parameters asked for: %v, want the earlier run's %v", d, want)
 	}
 	if d := estimate(); d != 2*want {
